@@ -1,0 +1,81 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
+)
+
+const clauseSearchDescription = `Search the words of clauses and contract texts (full-text, BM25 ranking) and return the best passages, each with contract_id, clause_id, clause_type, the verbatim text, its start/end byte offsets in the contract text, verified and score (higher is better). Use it to find what contracts actually say ("termination for convenience on 30 days notice", "liability capped at fees paid"), optionally within one contract (contract_id), within clause types or groups, or within contracts matching the same filters as contract_search.`
+
+// ClauseSearchInput is the input of clause_search. Its clause_types
+// restricts the passages, unlike the contract filter of the same name.
+type ClauseSearchInput struct {
+	Query      string `json:"query" jsonschema:"The words to look for, e.g. 'terminate for convenience'."`
+	ContractID string `json:"contract_id,omitempty" jsonschema:"Only passages of this contract."`
+	Filters
+	ClauseTypes []string `json:"clause_types,omitempty" jsonschema:"Only clauses of these types or groups, e.g. 'Cap On Liability' or 'Liability & Indemnification'."`
+	Limit       int      `json:"limit,omitempty" jsonschema:"How many passages to return."`
+}
+
+// ClauseResult is clause_search's answer.
+type ClauseResult struct {
+	Passages []graph.ClauseHit `json:"passages"`
+}
+
+const (
+	defaultClauseLimit = 10
+	maxClauseLimit     = 50
+)
+
+func tuneClauseSearch(s *jsonschema.Schema) {
+	tuneFilters(s)
+	setEnum(s, "clause_types", contract.ClauseTypeNames())
+	setRange(s, "limit", 1, maxClauseLimit, defaultClauseLimit)
+	property(s, "query").MinLength = new(1)
+}
+
+// ClauseSearch runs clause_search.
+func (s *Set) ClauseSearch(ctx context.Context, in ClauseSearchInput) (ClauseResult, error) {
+	q, err := s.clauseQuery(in)
+	if err != nil {
+		return ClauseResult{}, err
+	}
+	hits, err := s.store.SearchClauses(ctx, q)
+	if err != nil {
+		return ClauseResult{}, fmt.Errorf("%s: %w", NameClauseSearch, err)
+	}
+	if hits == nil {
+		hits = []graph.ClauseHit{}
+	}
+	return ClauseResult{Passages: hits}, nil
+}
+
+func (s *Set) clauseQuery(in ClauseSearchInput) (graph.ClauseQuery, error) {
+	var q graph.ClauseQuery
+	var err error
+	if q.Query, err = parseText("query", in.Query, true); err != nil {
+		return q, err
+	}
+	if q.Filter, err = s.filter(in.Filters); err != nil {
+		return q, err
+	}
+	if id := strings.TrimSpace(in.ContractID); id != "" {
+		if len(id) > maxIdentifier {
+			return q, &ArgError{Field: "contract_id", Msg: fmt.Sprintf("longer than %d characters", maxIdentifier)}
+		}
+		q.Filter.ContractIDs = []string{id}
+	}
+	if q.ClauseTypes, err = parseClauseTypes("clause_types", in.ClauseTypes); err != nil {
+		return q, err
+	}
+	if q.Limit, err = parseLimit("limit", in.Limit, defaultClauseLimit, maxClauseLimit); err != nil {
+		return q, err
+	}
+	return q, nil
+}

@@ -1,0 +1,153 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/contractgraph/contractgraph/internal/graph"
+)
+
+// Names of the built-in tools.
+const (
+	NameContractSearch    = "contract_search"
+	NameContractAggregate = "contract_aggregate"
+	NamePartySearch       = "party_search"
+	NameGetContract       = "get_contract"
+	NameClauseSearch      = "clause_search"
+)
+
+const contractSearchDescription = `Find contracts matching filters. Returns total_count (the number of matching contracts) and up to limit examples, each with contract_id, title, contract_type, summary, scope, effective_date, end_date, duration, total_amount, currency, governing_law, parties (name, role, country) and clause_types. Use it to count contracts ("how many ..."), to list or look up contracts, and, with order_by, to find the earliest, latest, largest or longest ones. For sums, averages or breakdowns by category use contract_aggregate instead. Dates are YYYY-MM-DD; "active" is judged on as_of, which defaults to today.`
+
+const contractAggregateDescription = `Compute statistics over the contracts matching the filters: the number of contracts, or the sum, average, minimum or maximum of total_amount or of duration in days, either over all of them (omit group_by: one group with key "all") or per group (contract type, effective year, month or quarter, end year, party, party country, governing-law country or state, clause type). Returns total_groups and groups [{key, value, count}] ordered by value (largest first unless order is asc); count is the number of contracts in the group. A contract with several parties or clause types counts in each of their groups. Use it for "which ... has the most", "total value of", "average duration of", "break down by".`
+
+// ContractSearchInput is the input of contract_search.
+type ContractSearchInput struct {
+	Filters
+	OrderBy string `json:"order_by,omitempty" jsonschema:"Sort key of the examples. Contracts without a value for it come last."`
+	Order   string `json:"order,omitempty" jsonschema:"Sort direction: desc (default) or asc."`
+	Limit   int    `json:"limit,omitempty" jsonschema:"How many example contracts to return. total_count always counts every match."`
+}
+
+// ContractAggregateInput is the input of contract_aggregate.
+type ContractAggregateInput struct {
+	Filters
+	GroupBy string `json:"group_by,omitempty" jsonschema:"What to group the contracts by. Omit for a single group over all matching contracts. Keys: contract type name, year (2019), month (2019-10), quarter (2019-Q4), party name, ISO country code, state code."`
+	Metric  string `json:"metric,omitempty" jsonschema:"What to compute per group: count (default) = number of contracts; sum_amount, avg_amount, min_amount, max_amount = over total_amount (contracts without an amount are skipped); avg_duration_days, min_duration_days, max_duration_days = over the contract term in days."`
+	Order   string `json:"order,omitempty" jsonschema:"desc (default): largest value first; asc: smallest first."`
+	Limit   int    `json:"limit,omitempty" jsonschema:"How many groups to return. total_groups always counts every group."`
+}
+
+var contractOrderBys = []string{graph.OrderEffectiveDate, graph.OrderEndDate, graph.OrderTotalAmount, graph.OrderDurationDays, graph.OrderPartyCount}
+
+var groupBys = []string{
+	graph.GroupContractType, graph.GroupEffectiveYear, graph.GroupEffectiveMonth, graph.GroupEffectiveQuarter,
+	graph.GroupEndYear, graph.GroupParty, graph.GroupPartyCountry, graph.GroupGoverningLawCountry,
+	graph.GroupGoverningLawState, graph.GroupClauseType,
+}
+
+var metrics = []string{
+	graph.MetricCount, graph.MetricSumAmount, graph.MetricAvgAmount, graph.MetricMinAmount, graph.MetricMaxAmount,
+	graph.MetricAvgDurationDays, graph.MetricMinDurationDays, graph.MetricMaxDurationDays,
+}
+
+// Limits of the built-in tools: default and maximum.
+const (
+	defaultContractLimit  = 5
+	maxContractLimit      = 50
+	defaultAggregateLimit = 10
+	maxAggregateLimit     = 100
+)
+
+func tuneContractSearch(s *jsonschema.Schema) {
+	tuneFilters(s)
+	setEnum(s, "order_by", contractOrderBys)
+	setDefault(s, "order_by", graph.OrderEffectiveDate)
+	setEnum(s, "order", orders)
+	setDefault(s, "order", "desc")
+	setRange(s, "limit", 1, maxContractLimit, defaultContractLimit)
+}
+
+func tuneContractAggregate(s *jsonschema.Schema) {
+	tuneFilters(s)
+	setEnum(s, "group_by", groupBys)
+	setEnum(s, "metric", metrics)
+	setDefault(s, "metric", graph.MetricCount)
+	setEnum(s, "order", orders)
+	setDefault(s, "order", "desc")
+	setRange(s, "limit", 1, maxAggregateLimit, defaultAggregateLimit)
+}
+
+// ContractSearch runs contract_search.
+func (s *Set) ContractSearch(ctx context.Context, in ContractSearchInput) (graph.ContractResult, error) {
+	q, err := s.contractQuery(in)
+	if err != nil {
+		return graph.ContractResult{}, err
+	}
+	res, err := s.store.SearchContracts(ctx, q)
+	if err != nil {
+		return graph.ContractResult{}, fmt.Errorf("%s: %w", NameContractSearch, err)
+	}
+	if res.Examples == nil {
+		res.Examples = []graph.ContractSummary{}
+	}
+	return res, nil
+}
+
+func (s *Set) contractQuery(in ContractSearchInput) (graph.ContractQuery, error) {
+	var q graph.ContractQuery
+	var err error
+	if q.Filter, err = s.filter(in.Filters); err != nil {
+		return q, err
+	}
+	if q.OrderBy, err = parseEnum("order_by", in.OrderBy, graph.OrderEffectiveDate, contractOrderBys); err != nil {
+		return q, err
+	}
+	if q.Desc, err = parseOrder("order", in.Order, true); err != nil {
+		return q, err
+	}
+	if q.Limit, err = parseLimit("limit", in.Limit, defaultContractLimit, maxContractLimit); err != nil {
+		return q, err
+	}
+	return q, nil
+}
+
+// ContractAggregate runs contract_aggregate.
+func (s *Set) ContractAggregate(ctx context.Context, in ContractAggregateInput) (graph.AggregateResult, error) {
+	q, err := s.aggregateQuery(in)
+	if err != nil {
+		return graph.AggregateResult{}, err
+	}
+	res, err := s.store.AggregateContracts(ctx, q)
+	if err != nil {
+		return graph.AggregateResult{}, fmt.Errorf("%s: %w", NameContractAggregate, err)
+	}
+	if res.Groups == nil {
+		res.Groups = []graph.Group{}
+	}
+	return res, nil
+}
+
+func (s *Set) aggregateQuery(in ContractAggregateInput) (graph.AggregateQuery, error) {
+	var q graph.AggregateQuery
+	var err error
+	if q.Filter, err = s.filter(in.Filters); err != nil {
+		return q, err
+	}
+	if q.GroupBy, err = parseEnum("group_by", in.GroupBy, "", groupBys); err != nil {
+		return q, err
+	}
+	if q.Metric, err = parseEnum("metric", in.Metric, graph.MetricCount, metrics); err != nil {
+		return q, err
+	}
+	desc, err := parseOrder("order", in.Order, true)
+	if err != nil {
+		return q, err
+	}
+	q.Asc = !desc
+	if q.Limit, err = parseLimit("limit", in.Limit, defaultAggregateLimit, maxAggregateLimit); err != nil {
+		return q, err
+	}
+	return q, nil
+}
