@@ -1,0 +1,228 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Reasons a file is skipped. Load wraps one of them in a *FileError.
+var (
+	ErrUnsupported = errors.New("unsupported file type")
+	ErrEmpty       = errors.New("no text")
+	ErrEncrypted   = errors.New("encrypted or password-protected")
+	ErrCorrupt     = errors.New("corrupt or unreadable")
+	ErrTooLarge    = errors.New("file too large")
+)
+
+// FileError says why one file could not be loaded.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+// Unwrap returns the reason.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Formats are the supported file formats, by lower-case extension.
+var Formats = map[string]string{
+	".txt":      "txt",
+	".text":     "txt",
+	".md":       "md",
+	".markdown": "md",
+	".html":     "html",
+	".htm":      "html",
+	".pdf":      "pdf",
+	".docx":     "docx",
+}
+
+// DefaultMaxBytes is the default limit on a file's size.
+const DefaultMaxBytes = 50 << 20
+
+// Document is one loaded document. Text is normalised; all offsets computed
+// later refer to it.
+type Document struct {
+	Path     string
+	ID       string // the file name without its extension
+	Format   string // txt, md, html, pdf or docx
+	Encoding string // character set of text formats
+	SHA256   string // hex digest of the raw file bytes
+	Size     int64
+	Text     string
+	// Offsets maps offsets in Text to offsets in the decoded source text.
+	Offsets OffsetMap
+}
+
+// Loader reads documents. The zero value is not usable; use NewLoader.
+type Loader struct {
+	maxBytes  int64
+	pdftotext string
+}
+
+// LoaderOptions configures a Loader.
+type LoaderOptions struct {
+	// MaxBytes limits a file's size; 0 means DefaultMaxBytes.
+	MaxBytes int64
+	// PDFToText is the path of poppler's pdftotext. Empty means the
+	// pure-Go PDF reader is used. FindPDFToText looks it up on PATH.
+	PDFToText string
+}
+
+// NewLoader returns a Loader.
+func NewLoader(opts LoaderOptions) *Loader {
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	return &Loader{maxBytes: opts.MaxBytes, pdftotext: opts.PDFToText}
+}
+
+// Load reads, decodes and normalises one file. Errors are *FileError
+// wrapping ErrUnsupported, ErrEmpty, ErrEncrypted, ErrCorrupt, ErrTooLarge,
+// or an I/O error.
+func (l *Loader) Load(ctx context.Context, path string) (*Document, error) {
+	doc, err := l.load(ctx, path)
+	if err != nil {
+		return nil, &FileError{Path: path, Err: err}
+	}
+	return doc, nil
+}
+
+func (l *Loader) load(ctx context.Context, path string) (*Document, error) {
+	format, ok := Formats[strings.ToLower(filepath.Ext(path))]
+	if !ok {
+		return nil, ErrUnsupported
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > l.maxBytes {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, st.Size(), l.maxBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, l.maxBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > l.maxBytes {
+		return nil, fmt.Errorf("%w: limit %d bytes", ErrTooLarge, l.maxBytes)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, ErrEmpty
+	}
+	doc := &Document{Path: path, ID: stem(path), Format: format, Size: int64(len(data))}
+	sum := sha256.Sum256(data)
+	doc.SHA256 = hex.EncodeToString(sum[:])
+
+	raw, enc, err := l.extract(ctx, format, path, data)
+	if err != nil {
+		return nil, err
+	}
+	doc.Encoding = enc
+	doc.Text, doc.Offsets = Normalize(raw)
+	if strings.TrimSpace(doc.Text) == "" {
+		return nil, ErrEmpty
+	}
+	return doc, nil
+}
+
+// extract returns the text of data in the given format and, for text
+// formats, the character set it was decoded from.
+func (l *Loader) extract(ctx context.Context, format, path string, data []byte) (string, string, error) {
+	switch format {
+	case "txt", "md":
+		text, enc, err := Decode(data)
+		if err != nil {
+			return "", "", fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		return text, enc, nil
+	case "html":
+		text, enc, err := Decode(data)
+		if err != nil {
+			return "", "", fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		md, err := htmlToText(ctx, text)
+		return md, enc, err
+	case "pdf":
+		if l.pdftotext != "" {
+			text, err := pdfToTextCmd(ctx, l.pdftotext, path)
+			return text, "", err
+		}
+		text, err := pdfText(data)
+		return text, "", err
+	case "docx":
+		text, err := docxText(data)
+		return text, "", err
+	}
+	return "", "", ErrUnsupported
+}
+
+// stem is the file name without directory and extension: the contract id.
+func stem(path string) string {
+	base := filepath.Base(path)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// Walk expands paths (files and directories, walked recursively) into the
+// files to load, sorted, and the files it skipped because their type is not
+// supported. Hidden files and directories (a leading dot) inside a walked
+// directory are ignored. A path that does not exist is an error.
+func Walk(paths []string) (files []string, skipped []*FileError, err error) {
+	seen := map[string]bool{}
+	add := func(p string) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		if _, ok := Formats[strings.ToLower(filepath.Ext(p))]; ok {
+			files = append(files, p)
+		} else {
+			skipped = append(skipped, &FileError{Path: p, Err: ErrUnsupported})
+		}
+	}
+	for _, root := range paths {
+		st, err := os.Stat(root)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !st.IsDir() {
+			add(root)
+			continue
+		}
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if p != root && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
+				add(p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("walk %s: %w", root, err)
+		}
+	}
+	sort.Strings(files)
+	return files, skipped, nil
+}
