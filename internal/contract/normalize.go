@@ -83,7 +83,8 @@ var corporateSuffixes = [][]string{
 	{"kg"}, {"kgaa"}, {"mbh"}, {"cv"}, {"de", "cv"}, {"sa", "de", "cv"},
 	{"l", "p"}, {"l", "l", "c"}, {"s", "a"}, {"n", "v"}, {"b", "v"},
 	{"public", "limited", "company"}, {"limited", "partnership"},
-	{"limited", "liability", "company"}, {"gmbh", "co", "kg"},
+	{"limited", "liability", "company"}, {"gmbh", "co", "kg"}, {"gmbh", "and", "co", "kg"},
+	{"and", "co"}, {"and", "company"},
 }
 
 // PartyKey is the normalised key under which party names are matched and

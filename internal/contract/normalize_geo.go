@@ -331,6 +331,9 @@ func geoKey(s string) string {
 // "England", "PRC", "Korea", "Cayman Islands", ...). ok is false when s names
 // no country.
 func NormalizeCountry(s string) (string, bool) {
+	if strings.ContainsRune(s, '/') { // "N/A" is not Namibia
+		return "", false
+	}
 	k := geoKey(s)
 	if k == "" {
 		return "", false
