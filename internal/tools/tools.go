@@ -225,7 +225,7 @@ func decodeError(err error, v any) error {
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &typeErr):
-		field := typeErr.Field
+		field := jsonPath(typeErr.Field, reflect.TypeOf(v))
 		if field == "" {
 			return &ArgError{Msg: fmt.Sprintf("arguments must be a JSON object, not %s", typeErr.Value)}
 		}
@@ -245,6 +245,41 @@ func decodeError(err error, v any) error {
 		return argErr
 	}
 	return &ArgError{Msg: fmt.Sprintf("invalid arguments: %v", err)}
+}
+
+// jsonPath removes from an encoding/json field path the Go names of
+// embedded structs (such as Filters), which callers never see.
+func jsonPath(path string, t reflect.Type) string {
+	if path == "" {
+		return ""
+	}
+	embedded := map[string]bool{}
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(t reflect.Type) {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t == nil || t.Kind() != reflect.Struct || seen[t] {
+			return
+		}
+		seen[t] = true
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Anonymous {
+				embedded[f.Name] = true
+			}
+			walk(f.Type)
+		}
+	}
+	walk(t)
+	var parts []string
+	for _, p := range strings.Split(path, ".") {
+		if !embedded[p] {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ".")
 }
 
 // jsonKind names the JSON type a Go type decodes from.
