@@ -1,0 +1,152 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Schema is a JSON Schema derived from a Go type, ready to send to a model
+// (Raw) and to validate its replies (Resolved).
+type Schema struct {
+	Name     string
+	Raw      json.RawMessage
+	Resolved *jsonschema.Resolved
+}
+
+// SchemaFor derives the JSON Schema of T: struct fields become required
+// properties unless tagged omitempty/omitzero, unknown properties are
+// rejected, and `jsonschema:"..."` tags become descriptions.
+func SchemaFor[T any]() (*Schema, error) {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		return nil, fmt.Errorf("derive schema: %w", err)
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode schema: %w", err)
+	}
+	res, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("resolve schema: %w", err)
+	}
+	return &Schema{Name: schemaName(reflect.TypeFor[T]()), Raw: raw, Resolved: res}, nil
+}
+
+var nonName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// schemaName is a name providers accept for a response format (OpenAI wants
+// ^[a-zA-Z0-9_-]{1,64}$).
+func schemaName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	n := nonName.ReplaceAllString(t.Name(), "_")
+	if n == "" || n == "_" {
+		n = "response"
+	}
+	if len(n) > 64 {
+		n = n[:64]
+	}
+	return n
+}
+
+// ParseError reports a structured reply that is not valid JSON for the
+// requested schema. Raw is the model's text, so a caller can send it back
+// together with Err for one repair round (see RepairMessages).
+type ParseError struct {
+	Raw string
+	Err error
+}
+
+func (e *ParseError) Error() string {
+	return "model reply does not match the schema: " + e.Err.Error()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// RepairMessages returns the two messages to append to a conversation to ask
+// the model to correct its reply: its own reply, and what was wrong with it.
+func (e *ParseError) RepairMessages() []Message {
+	return []Message{
+		{Role: RoleAssistant, Content: e.Raw},
+		{Role: RoleUser, Content: "Your reply was not valid for the required JSON schema: " + e.Err.Error() +
+			"\nReply again with only the corrected JSON object."},
+	}
+}
+
+// GenerateData runs req asking for a JSON reply shaped like T, then decodes
+// and validates it. req is not modified; its ResponseFormat is replaced by
+// T's schema. A reply that is not JSON, has unknown fields or fails the
+// schema yields a *ParseError (with the raw reply); provider errors are
+// returned wrapped. The Response is returned whenever the model answered.
+func GenerateData[T any](ctx context.Context, m Model, req *Request) (T, *Response, error) {
+	var zero T
+	schema, err := SchemaFor[T]()
+	if err != nil {
+		return zero, nil, err
+	}
+	r := *req
+	r.ResponseFormat = &ResponseFormat{Name: schema.Name, Schema: schema.Raw}
+	r.Tools = nil
+	resp, err := m.Generate(ctx, &r)
+	if err != nil {
+		return zero, nil, err
+	}
+	v, err := DecodeData[T](schema, resp.Message.Content)
+	return v, resp, err
+}
+
+// DecodeData decodes text (a model's reply, possibly wrapped in a Markdown
+// code fence) into T after validating it against schema. Failures are
+// *ParseError.
+func DecodeData[T any](schema *Schema, text string) (T, error) {
+	var zero T
+	body := StripCodeFence(text)
+	if strings.TrimSpace(body) == "" {
+		return zero, &ParseError{Raw: text, Err: errors.New("empty reply, expected a JSON value")}
+	}
+	var generic any
+	if err := json.Unmarshal([]byte(body), &generic); err != nil {
+		return zero, &ParseError{Raw: text, Err: fmt.Errorf("invalid JSON: %w", err)}
+	}
+	if err := schema.Resolved.Validate(generic); err != nil {
+		return zero, &ParseError{Raw: text, Err: err}
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(body)))
+	dec.DisallowUnknownFields()
+	var v T
+	if err := dec.Decode(&v); err != nil {
+		return zero, &ParseError{Raw: text, Err: err}
+	}
+	if dec.More() {
+		return zero, &ParseError{Raw: text, Err: errors.New("trailing data after the JSON value")}
+	}
+	return v, nil
+}
+
+// StripCodeFence returns the content of a reply wrapped in a Markdown code
+// fence (```json … ```), which some models add despite instructions, and
+// the trimmed text otherwise.
+func StripCodeFence(s string) string {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "```") {
+		return t
+	}
+	t = strings.TrimPrefix(t, "```")
+	if nl := strings.IndexByte(t, '\n'); nl >= 0 {
+		t = t[nl+1:]
+	} else {
+		return s
+	}
+	t = strings.TrimSpace(t)
+	t = strings.TrimSuffix(t, "```")
+	return strings.TrimSpace(t)
+}
