@@ -1,0 +1,406 @@
+// Package web holds ContractGraph's web app: the html/template pages, their
+// view models, one stylesheet, a little vanilla JavaScript and the vendored
+// htmx and cytoscape.js builds, all embedded in the binary with go:embed.
+//
+// The package renders; it does not fetch. The HTTP server (internal/httpapi)
+// loads data through the typed tools and the store, fills a page struct and
+// calls Renderer.Render. Pages work without JavaScript except the graph
+// canvas, the streamed chat and the upload progress, which need it.
+package web
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// Page names accepted by Renderer.Render.
+const (
+	PageDashboard = "dashboard"
+	PageContracts = "contracts"
+	PageContract  = "contract"
+	PageGraph     = "graph"
+	PageChat      = "chat"
+	PageUpload    = "upload"
+	PageLogin     = "login"
+	PageError     = "error"
+)
+
+var pageNames = []string{PageDashboard, PageContracts, PageContract, PageGraph, PageChat, PageUpload, PageLogin, PageError}
+
+// Renderer renders the app's pages. It is safe for concurrent use.
+type Renderer struct {
+	pages map[string]*template.Template
+}
+
+// NewRenderer parses every page template together with the shared layout.
+func NewRenderer() (*Renderer, error) {
+	r := &Renderer{pages: make(map[string]*template.Template, len(pageNames))}
+	for _, name := range pageNames {
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("parse page %s: %w", name, err)
+		}
+		r.pages[name] = t
+	}
+	return r, nil
+}
+
+// Render writes page with data to w. It renders into a buffer first so a
+// template error never leaves half a page on the wire.
+func (r *Renderer) Render(w io.Writer, page string, data any) error {
+	return r.render(w, page, "layout", data)
+}
+
+// RenderFragment writes one named block of a page (such as the contracts
+// page's "results"), for htmx requests that swap part of the page.
+func (r *Renderer) RenderFragment(w io.Writer, page, block string, data any) error {
+	return r.render(w, page, block, data)
+}
+
+func (r *Renderer) render(w io.Writer, page, block string, data any) error {
+	t, ok := r.pages[page]
+	if !ok {
+		return fmt.Errorf("render: unknown page %q", page)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, block, data); err != nil {
+		return fmt.Errorf("render %s/%s: %w", page, block, err)
+	}
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+// Static serves the embedded stylesheet, scripts and vendored libraries;
+// mount it at /static/. Vendored files carry their version in the name, so
+// they may be cached for long; the app's own files are revalidated.
+func Static() http.Handler {
+	sub, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		// The embed directive guarantees the directory exists.
+		panic(err)
+	}
+	files := http.StripPrefix("/static/", http.FileServerFS(sub))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r) // no directory listings
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/static/vendor/") {
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			w.Header().Set("Cache-Control", "no-cache")
+		}
+		files.ServeHTTP(w, r)
+	})
+}
+
+// Base is what every page has: its title and the current navigation tab
+// ("dashboard", "contracts", "chat", "upload" or "").
+type Base struct {
+	Title string
+	Nav   string
+}
+
+// Count is one headline number on the dashboard.
+type Count struct {
+	Label string
+	N     int
+}
+
+// Bar is one row of a CSS bar chart.
+type Bar struct {
+	Label   string
+	Value   int
+	Percent float64 // bar width relative to the largest value, 0..100
+	Href    string  // optional link, e.g. to the filtered contracts list
+}
+
+// Bars turns aggregate groups into bars scaled to the largest count. href,
+// when not nil, gives each bar a link.
+func Bars(groups []graph.Group, href func(key string) string) []Bar {
+	max := 0
+	for _, g := range groups {
+		if g.Count > max {
+			max = g.Count
+		}
+	}
+	out := make([]Bar, 0, len(groups))
+	for _, g := range groups {
+		b := Bar{Label: g.Key, Value: g.Count}
+		if max > 0 {
+			b.Percent = float64(int(float64(g.Count)*1000/float64(max))) / 10
+		}
+		if href != nil {
+			b.Href = href(g.Key)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// DashboardPage is the landing page.
+type DashboardPage struct {
+	Base
+	Counts        []Count
+	ByType        []Bar
+	ByYear        []Bar
+	Today         string // YYYY-MM-DD
+	Horizon       string // Today + 90 days
+	Expiring      []graph.ContractSummary
+	ExpiringTotal int
+	ExpiringURL   string // the contracts list filtered to the same window
+}
+
+// Option is a value and label of a select element.
+type Option struct {
+	Value string
+	Label string
+}
+
+// ClauseGroupOptions is one optgroup of the clause type filter.
+type ClauseGroupOptions struct {
+	Name  string
+	Types []string
+}
+
+// ClauseOptions lists the clause groups with their CUAD types, in display
+// order, for the clause type filter.
+func ClauseOptions() []ClauseGroupOptions {
+	out := make([]ClauseGroupOptions, 0, len(contract.ClauseGroups))
+	for _, g := range contract.ClauseGroups {
+		o := ClauseGroupOptions{Name: g}
+		for _, c := range contract.ClauseCategories {
+			if c.Group == g {
+				o.Types = append(o.Types, c.Name)
+			}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// FieldError is an invalid filter shown above the results.
+type FieldError struct {
+	Field   string
+	Message string
+}
+
+// ContractsPage is the contracts browser: the filter form (refilled from
+// Query, whose keys are contract_search argument names) and one page of
+// results.
+type ContractsPage struct {
+	Base
+	Query         url.Values
+	ContractTypes []string
+	ClauseGroups  []ClauseGroupOptions
+	Orders        []Option
+	Result        graph.ContractResult
+	Offset        int
+	PrevURL       string
+	NextURL       string
+	Error         *FieldError
+}
+
+// ClauseItem is one clause in the contract page's clause list.
+type ClauseItem struct {
+	Type     string
+	Summary  string
+	Excerpt  string // the start of the clause text when there is no summary
+	Verified bool
+	Anchor   string // id of the clause's highlight in the text, "" when it has no span
+}
+
+// ClauseGroup is the clauses of one group, in the order of the text.
+type ClauseGroup struct {
+	Name    string
+	Clauses []ClauseItem
+}
+
+// ContractPage shows one contract with its highlighted text.
+type ContractPage struct {
+	Base
+	C        *contract.Contract
+	Groups   []ClauseGroup
+	TextHTML template.HTML
+}
+
+// GraphNode is a node of the neighbourhood graph. Kind is one of contract,
+// party, location, clause.
+type GraphNode struct {
+	ID    string `json:"id"`
+	Kind  string `json:"kind"`
+	Label string `json:"label"`
+	Href  string `json:"href,omitempty"`
+}
+
+// GraphEdge is a relationship of the neighbourhood graph, named as in the
+// schema (PARTY_TO, HAS_LOCATION, HAS_GOVERNING_LAW, HAS_CLAUSE).
+type GraphEdge struct {
+	ID     string `json:"id"`
+	Source string `json:"source"`
+	Target string `json:"target"`
+	Label  string `json:"label"`
+	Role   string `json:"role,omitempty"`
+}
+
+// Graph is a contract's or party's neighbourhood, as the graph viewer draws it.
+type Graph struct {
+	Nodes []GraphNode `json:"nodes"`
+	Edges []GraphEdge `json:"edges"`
+}
+
+// GraphPage shows a neighbourhood graph; the canvas loads DataURL, the table
+// below lists Graph for keyboard and screen-reader users.
+type GraphPage struct {
+	Base
+	DataURL   string
+	BackURL   string
+	BackLabel string
+	Graph     Graph
+}
+
+// ChatPage is the question-answering page.
+type ChatPage struct {
+	Base
+	ModelConfigured bool
+	ModelName       string
+}
+
+// UploadPage is the document upload page.
+type UploadPage struct {
+	Base
+	Enabled bool
+	Accept  string // file input accept list, e.g. ".pdf,.docx"
+	MaxMB   int64
+}
+
+// LoginPage asks for the access token.
+type LoginPage struct {
+	Base
+	Failed bool
+	Next   string
+}
+
+// ErrorPage explains what went wrong.
+type ErrorPage struct {
+	Base
+	Message string
+}
+
+// ContractURL is the web page of a contract.
+func ContractURL(id string) string { return "/contracts/" + url.PathEscape(id) }
+
+// ContractGraphURL is the graph page of a contract's neighbourhood.
+func ContractGraphURL(id string) string { return "/contracts/" + url.PathEscape(id) + "/graph" }
+
+// PartyGraphURL is the graph page of a party and its contracts.
+func PartyGraphURL(id string) string { return "/parties/" + url.PathEscape(id) + "/graph" }
+
+var funcs = template.FuncMap{
+	"contractURL":      ContractURL,
+	"contractGraphURL": ContractGraphURL,
+	"partyGraphURL":    PartyGraphURL,
+	"add":              func(a, b int) int { return a + b },
+	"formValue":        func(q url.Values, key string) string { return q.Get(key) },
+	"titleOr": func(title, id string) string {
+		if title != "" {
+			return title
+		}
+		return id
+	},
+	"partyNames": func(ps []graph.PartyRef) string {
+		names := make([]string, 0, len(ps))
+		for _, p := range ps {
+			names = append(names, p.Name)
+		}
+		return strings.Join(names, "; ")
+	},
+	"amount":     formatAmount,
+	"location":   formatLocation,
+	"edgeLabels": edgeLabels,
+}
+
+func formatAmount(v *float64, currency string) string {
+	if v == nil {
+		return ""
+	}
+	s := strconv.FormatFloat(*v, 'f', 2, 64)
+	s = strings.TrimSuffix(s, ".00")
+	intPart, frac, _ := strings.Cut(s, ".")
+	neg := strings.HasPrefix(intPart, "-")
+	intPart = strings.TrimPrefix(intPart, "-")
+	var b strings.Builder
+	for i, r := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if frac != "" {
+		out += "." + frac
+	}
+	if neg {
+		out = "-" + out
+	}
+	if currency != "" {
+		out += " " + currency
+	}
+	return out
+}
+
+func formatLocation(l *contract.Location) string {
+	if l.IsZero() {
+		return ""
+	}
+	var parts []string
+	for _, p := range []string{l.City, l.State, l.Country} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return l.Address
+	}
+	return strings.Join(parts, ", ")
+}
+
+// edgeLabels describes how node id is connected, for the accessible node
+// table under the graph canvas.
+func edgeLabels(g Graph, id string) string {
+	label := make(map[string]string, len(g.Nodes))
+	for _, n := range g.Nodes {
+		label[n.ID] = n.Label
+	}
+	var parts []string
+	for _, e := range g.Edges {
+		rel := e.Label
+		if e.Role != "" {
+			rel += " (" + e.Role + ")"
+		}
+		switch id {
+		case e.Source:
+			parts = append(parts, rel+" → "+label[e.Target])
+		case e.Target:
+			parts = append(parts, label[e.Source]+" → "+rel)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
