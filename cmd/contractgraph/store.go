@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
@@ -11,19 +14,37 @@ import (
 // storeNames lists the valid values of --store, for error messages.
 const storeNames = "sqlite, neo4j"
 
-// openStore opens the storage backend named by --store. The caller closes it.
+// openStore opens the storage backend named by --store, creating an empty
+// embedded database if there is none yet. The caller closes it.
 func (a *app) openStore(ctx context.Context) (graph.Store, error) {
 	switch a.cfg.Store {
 	case "sqlite", "":
 		if a.cfg.DB == "" {
-			return nil, usageError(fmt.Errorf("--db is empty: name the SQLite database file"))
+			return nil, usageError(errors.New("--db is empty: name the SQLite database file"))
 		}
-		s, err := sqlite.Open(a.cfg.DB)
-		if err != nil {
-			return nil, fmt.Errorf("open sqlite store %s: %w", a.cfg.DB, err)
-		}
-		return s, nil
+		return sqlite.Open(a.cfg.DB)
 	default:
 		return nil, usageError(fmt.Errorf("unknown --store %q; valid values: %s", a.cfg.Store, storeNames))
 	}
+}
+
+// openExistingStore is openStore for commands that only read: with the
+// embedded backend, a database file that does not exist is an error that
+// says how to make one, instead of a silently created empty store.
+func (a *app) openExistingStore(ctx context.Context) (graph.Store, error) {
+	if err := a.checkDBExists(); err != nil {
+		return nil, err
+	}
+	return a.openStore(ctx)
+}
+
+// checkDBExists reports a missing embedded database file.
+func (a *app) checkDBExists() error {
+	if a.cfg.Store != "sqlite" && a.cfg.Store != "" {
+		return nil
+	}
+	if _, err := os.Stat(a.cfg.DB); errors.Is(err, fs.ErrNotExist) {
+		return usageError(fmt.Errorf("no database at %s: run `contractgraph demo` or `contractgraph import FILE` first, or point --db (env CONTRACTGRAPH_DB) at one", a.cfg.DB))
+	}
+	return nil
 }

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/tools"
+)
+
+// newToolSet builds the one tool set every surface shares (tools call, ask,
+// serve, mcp) over store. Tools beyond the five contract tools, such as
+// text2cypher on Neo4j or the statute tools, are added here. store may be
+// nil when the set is only listed.
+func (a *app) newToolSet(ctx context.Context, store graph.Store) (*tools.Set, error) {
+	set := tools.New(store, tools.Options{})
+	return set, nil
+}
+
+func newToolsCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "List or call the typed query tools the agent, API and MCP server use",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newToolsListCmd(a), newToolsCallCmd(a))
+	return cmd
+}
+
+func newToolsListCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "Print the tools as a JSON array of {name, description, input_schema}",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			// Listing needs no data: without a database the set is built
+			// over no store, so the list works on a fresh machine too.
+			var store graph.Store
+			if a.checkDBExists() == nil {
+				s, err := a.openStore(ctx)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				store = s
+			}
+			set, err := a.newToolSet(ctx, store)
+			if err != nil {
+				return err
+			}
+			out, err := json.MarshalIndent(set.Tools(), "", "  ")
+			if err != nil {
+				return fmt.Errorf("encode tools: %w", err)
+			}
+			_, err = fmt.Fprintf(a.stdout, "%s\n", out)
+			return err
+		},
+	}
+}
+
+func newToolsCallCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "call NAME [JSON-ARGS | -]",
+		Short: "Call a tool and print its JSON result",
+		Long: "Call a tool with JSON arguments (default {}; - reads them from stdin) and print exactly its\n" +
+			"JSON result on stdout. Invalid arguments are reported on stderr with exit code 2.",
+		Example: `  contractgraph tools call contract_search '{"contract_type":"Distributor","min_end_date":"2005-01-01"}'
+  contractgraph tools call contract_aggregate '{"group_by":"governing_law_state","metric":"count","limit":3}'
+  echo '{"contract_id":"demo-saas-msa"}' | contractgraph tools call get_contract -`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			name := args[0]
+			var raw []byte
+			switch {
+			case len(args) == 1:
+				raw = []byte("{}")
+			case args[1] == "-":
+				b, err := io.ReadAll(io.LimitReader(a.stdin, tools.MaxArgsBytes+1))
+				if err != nil {
+					return fmt.Errorf("read arguments from stdin: %w", err)
+				}
+				raw = b
+			default:
+				raw = []byte(args[1])
+			}
+			if !json.Valid(raw) {
+				return usageError(fmt.Errorf("%s: arguments are not valid JSON: %s", name, abbreviate(string(raw), 80)))
+			}
+			store, err := a.openExistingStore(ctx)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			set, err := a.newToolSet(ctx, store)
+			if err != nil {
+				return err
+			}
+			out, err := set.Call(ctx, name, raw)
+			if err != nil {
+				return toolCallError(name, err)
+			}
+			_, err = fmt.Fprintf(a.stdout, "%s\n", out)
+			return err
+		},
+	}
+}
+
+// toolCallError maps a tool error to the CLI's exit codes: the caller's
+// mistakes (bad arguments, unknown tool) exit 2, everything else 1.
+func toolCallError(name string, err error) error {
+	var ae *tools.ArgError
+	switch {
+	case errors.As(err, &ae):
+		return usageError(fmt.Errorf("%s: invalid arguments: %w", name, err))
+	case errors.Is(err, tools.ErrUnknownTool):
+		return usageError(err)
+	}
+	return err
+}
+
+// abbreviate shortens s to at most n runes for a message.
+func abbreviate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
