@@ -1,0 +1,245 @@
+package sqlite
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
+)
+
+var _ graph.StatuteStore = (*Store)(nil)
+
+// Statute search bounds.
+const (
+	defaultStatuteLimit = 5
+	maxStatuteLimit     = 50
+	maxStatuteTerms     = 32
+)
+
+// statuteBM25 weighs the FTS columns (cite, heading, text): a word in the
+// heading says more about a section than the same word deep in its text.
+const statuteBM25 = `bm25(statute_fts, 2.0, 3.0, 1.0)`
+
+// PutStatutes writes the statutes in one transaction; see graph.StatuteStore.
+func (s *Store) PutStatutes(ctx context.Context, sts []contract.Statute) (graph.StatuteCounts, error) {
+	var counts graph.StatuteCounts
+	hashes := make([]string, len(sts))
+	seen := make(map[string]int, len(sts))
+	for i := range sts {
+		st := &sts[i]
+		if err := checkStatute(st); err != nil {
+			return counts, fmt.Errorf("put statutes: statute %d (%q): %w", i+1, st.ID, err)
+		}
+		if j, dup := seen[st.ID]; dup {
+			return counts, fmt.Errorf("put statutes: statute %d: id %q repeats statute %d", i+1, st.ID, j+1)
+		}
+		seen[st.ID] = i
+		hashes[i] = statuteHash(st)
+	}
+	err := s.withWriteTx(ctx, func(tx *sql.Tx) error {
+		counts = graph.StatuteCounts{}
+		for i := range sts {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			st := &sts[i]
+			var pk int64
+			var hash string
+			err := tx.QueryRowContext(ctx, `SELECT pk, content_hash FROM statutes WHERE id = ?`, st.ID).Scan(&pk, &hash)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+				res, err := tx.ExecContext(ctx, `INSERT INTO statutes (id, jurisdiction, code, number, heading, text, url, content_hash)
+					VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, st.ID, st.Jurisdiction, st.Code, st.Number, st.Heading, st.Text, st.URL, hashes[i])
+				if err != nil {
+					return fmt.Errorf("insert statute %q: %w", st.ID, err)
+				}
+				if pk, err = res.LastInsertId(); err != nil {
+					return fmt.Errorf("insert statute %q: %w", st.ID, err)
+				}
+				counts.Created++
+			case err != nil:
+				return fmt.Errorf("read statute %q: %w", st.ID, err)
+			case hash == hashes[i]:
+				counts.Unchanged++
+				continue
+			default:
+				if _, err := tx.ExecContext(ctx, `UPDATE statutes SET jurisdiction = ?, code = ?, number = ?, heading = ?, text = ?,
+					url = ?, content_hash = ? WHERE pk = ?`, st.Jurisdiction, st.Code, st.Number, st.Heading, st.Text, st.URL, hashes[i], pk); err != nil {
+					return fmt.Errorf("update statute %q: %w", st.ID, err)
+				}
+				if _, err := tx.ExecContext(ctx, `DELETE FROM statute_fts WHERE rowid = ?`, pk); err != nil {
+					return fmt.Errorf("unindex statute %q: %w", st.ID, err)
+				}
+				counts.Updated++
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO statute_fts (rowid, cite, heading, text) VALUES (?, ?, ?, ?)`,
+				pk, spaceHan(st.Code+" "+st.Number), spaceHan(st.Heading), spaceHan(st.Text)); err != nil {
+				return fmt.Errorf("index statute %q: %w", st.ID, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return graph.StatuteCounts{}, fmt.Errorf("put statutes: %w", err)
+	}
+	return counts, nil
+}
+
+// checkStatute enforces what every stored statute needs.
+func checkStatute(st *contract.Statute) error {
+	switch {
+	case strings.TrimSpace(st.ID) == "":
+		return errors.New("empty id")
+	case strings.TrimSpace(st.Jurisdiction) == "":
+		return errors.New("empty jurisdiction")
+	case strings.TrimSpace(st.Text) == "":
+		return errors.New("empty text")
+	}
+	return nil
+}
+
+// statuteHash fingerprints every stored field of a statute.
+func statuteHash(st *contract.Statute) string {
+	h := sha256.New()
+	for _, f := range []string{st.ID, st.Jurisdiction, st.Code, st.Number, st.Heading, st.Text, st.URL} {
+		fmt.Fprintf(h, "%d:%s\x00", len(f), f)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// GetStatute returns one statute; see graph.StatuteStore.
+func (s *Store) GetStatute(ctx context.Context, id string) (*contract.Statute, error) {
+	var st contract.Statute
+	err := s.rdb.QueryRowContext(ctx, `SELECT id, jurisdiction, code, number, heading, text, url FROM statutes WHERE id = ?`, id).
+		Scan(&st.ID, &st.Jurisdiction, &st.Code, &st.Number, &st.Heading, &st.Text, &st.URL)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("statute %q: %w", id, graph.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get statute %q: %w", id, err)
+	}
+	return &st, nil
+}
+
+// CountStatutes counts stored statutes; see graph.StatuteStore.
+func (s *Store) CountStatutes(ctx context.Context, jurisdiction string) (int, error) {
+	var n int
+	err := s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM statutes WHERE ? = '' OR jurisdiction = ?`, jurisdiction, jurisdiction).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count statutes: %w", err)
+	}
+	return n, nil
+}
+
+// SearchStatutes ranks statutes by BM25; see graph.StatuteStore. Every word
+// of the query is optional (the words are ORed), so a section matching most
+// of them ranks first without having to match all.
+func (s *Store) SearchStatutes(ctx context.Context, q graph.StatuteQuery) ([]graph.StatuteHit, error) {
+	limit := q.Limit
+	if limit == 0 {
+		limit = defaultStatuteLimit
+	}
+	if limit < 1 || limit > maxStatuteLimit {
+		return nil, fmt.Errorf("search statutes: limit %d is outside 1..%d", q.Limit, maxStatuteLimit)
+	}
+	match := statuteMatch(q.Query)
+	if match == "" {
+		return nil, nil
+	}
+	var hits []graph.StatuteHit
+	err := eachRow(ctx, s.rdb, `SELECT s.id, s.jurisdiction, s.code, s.number, s.heading, s.text, s.url, `+statuteBM25+` AS rank
+		FROM statute_fts JOIN statutes s ON s.pk = statute_fts.rowid
+		WHERE statute_fts MATCH ? AND (? = '' OR s.jurisdiction = ?)
+		ORDER BY rank, s.id LIMIT ?`,
+		[]any{match, q.Jurisdiction, q.Jurisdiction, limit}, func(r *sql.Rows) error {
+			var h graph.StatuteHit
+			var rank float64
+			st := &h.Statute
+			if err := r.Scan(&st.ID, &st.Jurisdiction, &st.Code, &st.Number, &st.Heading, &st.Text, &st.URL, &rank); err != nil {
+				return err
+			}
+			h.Score = -rank
+			hits = append(hits, h)
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("search statutes: %w", err)
+	}
+	return hits, nil
+}
+
+// statuteMatch turns free text into an FTS5 expression: each word a quoted
+// term, each run of Han characters a quoted phrase of single characters (the
+// way they are indexed), all ORed. Quoting makes every FTS5 operator in the
+// input plain text. It returns "" when the text has no words.
+func statuteMatch(text string) string {
+	var terms []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		if t != "" && !seen[t] && len(terms) < maxStatuteTerms {
+			seen[t] = true
+			terms = append(terms, `"`+t+`"`)
+		}
+	}
+	var word, han []rune
+	flush := func() {
+		add(strings.ToLower(string(word)))
+		word = word[:0]
+		if len(han) > 0 {
+			parts := make([]string, len(han))
+			for i, r := range han {
+				parts[i] = string(r)
+			}
+			add(strings.Join(parts, " "))
+			han = han[:0]
+		}
+	}
+	for _, r := range text {
+		switch {
+		case unicode.Is(unicode.Han, r):
+			if len(word) > 0 {
+				add(strings.ToLower(string(word)))
+				word = word[:0]
+			}
+			han = append(han, r)
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			if len(han) > 0 {
+				flush()
+			}
+			word = append(word, r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return strings.Join(terms, " OR ")
+}
+
+// spaceHan puts a space around every Han character so that the unicode61
+// tokenizer indexes each one as a token.
+func spaceHan(s string) string {
+	if !strings.ContainsFunc(s, isHan) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) * 2)
+	for _, r := range s {
+		if isHan(r) {
+			b.WriteByte(' ')
+			b.WriteRune(r)
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isHan(r rune) bool { return unicode.Is(unicode.Han, r) }
