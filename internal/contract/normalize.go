@@ -451,3 +451,17 @@ func NormalizeCurrency(s string) (string, bool) {
 	c, ok := currencyAliases[k]
 	return c, ok
 }
+
+// DaysBetween returns the number of days from date a to date b (both
+// YYYY-MM-DD), negative when b is before a.
+func DaysBetween(a, b string) (int, error) {
+	ta, err := time.Parse(time.DateOnly, a)
+	if err != nil {
+		return 0, fmt.Errorf("%w %q: want YYYY-MM-DD", ErrInvalidDate, a)
+	}
+	tb, err := time.Parse(time.DateOnly, b)
+	if err != nil {
+		return 0, fmt.Errorf("%w %q: want YYYY-MM-DD", ErrInvalidDate, b)
+	}
+	return int(tb.Sub(ta).Hours() / 24), nil
+}

@@ -338,8 +338,18 @@ func NormalizeCountry(s string) (string, bool) {
 	if k == "" {
 		return "", false
 	}
-	c, ok := countryIndex[k]
-	return c, ok
+	if c, ok := countryIndex[k]; ok {
+		return c, true
+	}
+	// "Republic of Kazakhstan", "Kingdom of Spain", "State of Israel".
+	for _, prefix := range []string{"republic of ", "kingdom of ", "commonwealth of ", "federal republic of ", "peoples republic of "} {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			if c, ok := countryIndex[rest]; ok {
+				return c, true
+			}
+		}
+	}
+	return "", false
 }
 
 // CountryName returns the English short name of an alpha-2 code, or "" when

@@ -1,0 +1,528 @@
+package importer
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+)
+
+// cuadColumns is the layout of a master_clauses.csv header.
+type cuadColumns struct {
+	filename   int
+	categories []cuadCategory // context columns, in file order
+	answers    map[string]int // category name -> answer column
+}
+
+type cuadCategory struct {
+	col  int
+	name string // canonical category name
+}
+
+// omitted is CUAD's marker for text left out of the middle of a span.
+const omitted = "<omitted>"
+
+// parseCUADHeader maps the header's columns. Unknown columns are an error,
+// so that a different file is not silently misread.
+func parseCUADHeader(h []string) (*cuadColumns, error) {
+	cols := &cuadColumns{filename: -1, answers: map[string]int{}}
+	for i, name := range h {
+		name = strings.TrimPrefix(name, "\ufeff")
+		if name == "Filename" {
+			cols.filename = i
+			continue
+		}
+		base, isAnswer := strings.CutSuffix(name, "-Answer")
+		if !isAnswer {
+			base, isAnswer = strings.CutSuffix(name, "- Answer")
+		}
+		typ, _, err := contract.ParseClauseType(base)
+		if err != nil || contract.IsClauseGroup(typ) {
+			return nil, &RecordError{Record: "row 0 (header)", Field: fmt.Sprintf("column %d %q", i+1, name),
+				Err: errors.New("unknown column; want Filename and CUAD's 41 categories, each with its -Answer column")}
+		}
+		if isAnswer {
+			cols.answers[typ] = i
+		} else {
+			cols.categories = append(cols.categories, cuadCategory{col: i, name: typ})
+		}
+	}
+	if cols.filename < 0 {
+		return nil, &RecordError{Record: "row 0 (header)", Field: "Filename", Err: errors.New("column missing")}
+	}
+	return cols, nil
+}
+
+// alnumKey keeps the lower-cased letters and digits of a file name without
+// its extension: CSV and text file names differ in punctuation only.
+func alnumKey(name string) string {
+	name = norm.NFC.String(strings.TrimRightFunc(name, func(r rune) bool { return !isAlnum(r) }))
+	if ext := filepath.Ext(name); strings.EqualFold(ext, ".pdf") || strings.EqualFold(ext, ".txt") {
+		name = name[:len(name)-len(ext)]
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if isAlnum(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// textIndex maps alnumKey to text file names in dir.
+func textIndex(dir string) (map[string]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("texts dir: %w", err)
+	}
+	idx := make(map[string]string, len(entries))
+	for _, e := range entries {
+		if e.IsDir() || !strings.EqualFold(filepath.Ext(e.Name()), ".txt") {
+			continue
+		}
+		idx[alnumKey(e.Name())] = e.Name()
+	}
+	return idx, nil
+}
+
+// readCUAD reads master_clauses.csv, one contract per row.
+func readCUAD(ctx context.Context, path string, r io.Reader, opts Options, fn func(Record) error) error {
+	var texts map[string]string
+	if opts.TextsDir != "" {
+		var err error
+		if texts, err = textIndex(opts.TextsDir); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	cr := csv.NewReader(r)
+	header, err := cr.Read()
+	if err != nil {
+		return &RecordError{File: path, Record: "row 0 (header)", Err: err}
+	}
+	cols, err := parseCUADHeader(header)
+	if err != nil {
+		var re *RecordError
+		if errors.As(err, &re) {
+			re.File = path
+		}
+		return err
+	}
+	for row := 1; ; row++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
+				// The row is complete but has the wrong width: report it and go on.
+				if ferr := fn(Record{Source: path, Index: row, Err: &RecordError{File: path, Record: recordLabel("row", row, "", ""),
+					Err: fmt.Errorf("has %d columns, the header has %d", len(rec), len(header))}}); ferr != nil {
+					return ferr
+				}
+				continue
+			}
+			return &RecordError{File: path, Record: recordLabel("row", row, "", ""), Err: fmt.Errorf("malformed CSV: %w", err)}
+		}
+		out := Record{Source: path, Index: row}
+		out.Contract, out.Warnings, out.Err = convertCUAD(path, row, rec, cols, opts.TextsDir, texts)
+		if err := fn(out); err != nil {
+			return err
+		}
+	}
+}
+
+// convertCUAD turns one master_clauses row into a contract.
+func convertCUAD(path string, row int, rec []string, cols *cuadColumns, textsDir string, texts map[string]string) (*contract.Contract, []error, error) {
+	pdf := strings.TrimSpace(rec[cols.filename])
+	label := recordLabel("row", row, "file", pdf)
+	if pdf == "" {
+		return nil, nil, &RecordError{File: path, Record: label, Field: "Filename", Err: errors.New("empty")}
+	}
+	w := &warner{file: path, record: label}
+	id := strings.TrimSuffix(strings.TrimSuffix(pdf, ".pdf"), ".PDF")
+	c := &contract.Contract{SourcePath: path, ExtractedBy: "cuad-v1"}
+	if texts != nil {
+		name, ok := texts[alnumKey(pdf)]
+		if !ok {
+			return nil, nil, &RecordError{File: path, Record: label, Field: "Filename",
+				Err: fmt.Errorf("no text file in %s matches %q", textsDir, pdf)}
+		}
+		b, err := os.ReadFile(filepath.Join(textsDir, name))
+		if err != nil {
+			return nil, nil, &RecordError{File: path, Record: label, Field: "Filename", Err: err}
+		}
+		if !utf8.Valid(b) {
+			w.add("Filename", fmt.Errorf("text file %s is not valid UTF-8; invalid bytes replaced", name))
+			b = []byte(strings.ToValidUTF8(string(b), "\uFFFD"))
+		}
+		id = strings.TrimSuffix(name, filepath.Ext(name))
+		c.Text = string(b)
+		sum := sha256.Sum256(b)
+		c.SHA256 = hex.EncodeToString(sum[:])
+		c.SourcePath = filepath.Join(textsDir, name)
+	}
+	c.ID = norm.NFC.String(strings.TrimSpace(id))
+	answer := func(category string) string {
+		if i, ok := cols.answers[category]; ok {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
+
+	c.Title = TitleFromID(c.ID)
+	if t := cleanText(answer("Document Name")); t != "" && !isPlaceholder(t) {
+		c.Title = TitleFromID(t)
+	}
+	c.ContractType = typeFromTitle(TitleFromID(c.ID))
+
+	c.Parties = parseCUADParties(answer("Parties"))
+	for _, f := range []struct{ category, field string }{{"Effective Date", "Effective Date-Answer"}, {"Agreement Date", "Agreement Date-Answer"}} {
+		if v := answer(f.category); v != "" && c.EffectiveDate == "" {
+			c.EffectiveDate = normDateField(w, f.field, v)
+		}
+	}
+	if v := answer("Expiration Date"); v != "" && !isPerpetual(v) {
+		c.EndDate = normDateField(w, "Expiration Date-Answer", v)
+	}
+	if c.EffectiveDate != "" && c.EndDate != "" && c.EndDate >= c.EffectiveDate {
+		days := daysBetween(c.EffectiveDate, c.EndDate)
+		c.DurationDays = &days
+	}
+	if v := answer("Renewal Term"); v != "" {
+		if iso, ok := termDuration(v); ok {
+			c.RenewalTerm = iso
+		} else if !isPerpetual(v) {
+			w.add("Renewal Term-Answer", fmt.Errorf("no duration in %q; dropped", v))
+		} else {
+			c.RenewalTerm = "perpetual"
+		}
+	}
+	if v := answer("Notice Period To Terminate Renewal"); v != "" {
+		if iso, ok := termDuration(v); ok {
+			c.NoticePeriod = iso
+		} else {
+			w.add("Notice Period To Terminate Renewal- Answer", fmt.Errorf("no duration in %q; dropped", v))
+		}
+	}
+	if v := answer("Governing Law"); v != "" {
+		if loc, ok := governingLaw(v); ok {
+			c.GoverningLaw = loc
+		} else {
+			w.add("Governing Law-Answer", fmt.Errorf("no country or US state in %q; dropped", v))
+		}
+	}
+
+	for _, cat := range cols.categories {
+		spans, err := ParsePyStringList(rec[cat.col])
+		if err != nil {
+			w.add(cat.name, fmt.Errorf("%w; clauses of this category dropped", err))
+			continue
+		}
+		_, group, _ := contract.ParseClauseType(cat.name)
+		for _, span := range spans {
+			from := 0
+			for _, part := range strings.Split(span, omitted) {
+				part = strings.TrimSpace(part)
+				if part == "" {
+					continue
+				}
+				cl := contract.Clause{Type: cat.name, Group: group, Text: part}
+				if c.Text != "" {
+					cl.Start, cl.End, cl.Verified = locate(c.Text, part, from)
+					if cl.End > 0 {
+						from = cl.End
+					}
+				}
+				c.Clauses = append(c.Clauses, cl)
+			}
+		}
+	}
+	c.Evidence = cuadEvidence(c)
+	return c, w.list, nil
+}
+
+// locate finds part in text at or after from. An exact match is verified;
+// otherwise a match that differs only in white space gives the span, not
+// verified; otherwise the span is empty.
+func locate(text, part string, from int) (start, end int, verified bool) {
+	if i := strings.Index(text[from:], part); i >= 0 {
+		return from + i, from + i + len(part), true
+	}
+	words := strings.Fields(part)
+	if len(words) == 0 || len(part) > 20000 {
+		return 0, 0, false
+	}
+	for i, wd := range words {
+		words[i] = regexp.QuoteMeta(wd)
+	}
+	re, err := regexp.Compile(strings.Join(words, `\s+`))
+	if err != nil {
+		return 0, 0, false
+	}
+	if loc := re.FindStringIndex(text[from:]); loc != nil {
+		return from + loc[0], from + loc[1], false
+	}
+	return 0, 0, false
+}
+
+// cuadEvidence cites, for each field taken from an answer column, the first
+// annotated span of its category.
+func cuadEvidence(c *contract.Contract) []contract.Evidence {
+	fields := []struct {
+		field, category, value string
+	}{
+		{"parties", "Parties", ""},
+		{"effective_date", "Effective Date", c.EffectiveDate},
+		{"effective_date", "Agreement Date", c.EffectiveDate},
+		{"end_date", "Expiration Date", c.EndDate},
+		{"renewal_term", "Renewal Term", c.RenewalTerm},
+		{"notice_period", "Notice Period To Terminate Renewal", c.NoticePeriod},
+		{"governing_law", "Governing Law", ""},
+	}
+	var ev []contract.Evidence
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if seen[f.field] {
+			continue
+		}
+		for _, cl := range c.Clauses {
+			if cl.Type == f.category {
+				ev = append(ev, contract.Evidence{Field: f.field, Value: f.value, Quote: cl.Text, Start: cl.Start, End: cl.End, Verified: cl.Verified})
+				seen[f.field] = true
+				break
+			}
+		}
+	}
+	return ev
+}
+
+func isPerpetual(s string) bool {
+	t := strings.ToLower(s)
+	return strings.Contains(t, "perpetual") || strings.Contains(t, "indefinite")
+}
+
+func daysBetween(a, b string) int {
+	ta, _ := contract.NormalizeDate(a)
+	tb, _ := contract.NormalizeDate(b)
+	d, err := contract.DaysBetween(ta, tb)
+	if err != nil {
+		return 0
+	}
+	return d
+}
+
+var numberWords = map[string]float64{
+	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+	"nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "eighteen": 18,
+	"twenty": 20, "thirty": 30, "forty-five": 45, "forty five": 45, "sixty": 60, "ninety": 90,
+}
+
+var termRe = regexp.MustCompile(`(?i)(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|eighteen|twenty|thirty|forty[- ]five|sixty|ninety)\)?\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?(day|week|month|year)s?\b`)
+
+// termDuration reads the first "N unit" in a CUAD answer such as
+// "successive 1 year" or "90 days" as an ISO 8601 duration.
+func termDuration(s string) (string, bool) {
+	m := termRe.FindStringSubmatch(s)
+	if m == nil {
+		return "", false
+	}
+	v, ok := numberWords[strings.ToLower(m[1])]
+	if !ok {
+		var err error
+		if v, err = strconv.ParseFloat(m[1], 64); err != nil {
+			return "", false
+		}
+	}
+	if v <= 0 || v > 1000 {
+		return "", false
+	}
+	unit := strings.ToLower(m[2])
+	whole := v == float64(int(v))
+	switch {
+	case unit == "year" && whole:
+		return fmt.Sprintf("P%dY", int(v)), true
+	case unit == "year":
+		return fmt.Sprintf("P%dM", int(v*12+0.5)), true
+	case unit == "month" && whole:
+		return fmt.Sprintf("P%dM", int(v)), true
+	case unit == "month":
+		return fmt.Sprintf("P%dD", int(v*30+0.5)), true
+	case unit == "week" && whole:
+		return fmt.Sprintf("P%dW", int(v)), true
+	case unit == "week":
+		return fmt.Sprintf("P%dD", int(v*7+0.5)), true
+	}
+	return fmt.Sprintf("P%dD", int(v+0.5)), true
+}
+
+// governingLaw reads an answer such as "Nevada", "England and Wales",
+// "Ontario, Canada" or "People's Republic of China"; for several laws
+// ("Texas; Singapore") the first is taken.
+func governingLaw(s string) (*contract.Location, bool) {
+	first, _, _ := strings.Cut(s, ";")
+	first = strings.TrimSpace(first)
+	try := func(v string) (*contract.Location, bool) {
+		v = strings.TrimSpace(v)
+		if st, ok := contract.NormalizeUSState(v); ok {
+			return &contract.Location{Country: "US", State: st}, true
+		}
+		if c, ok := contract.NormalizeCountry(v); ok {
+			return &contract.Location{Country: c}, true
+		}
+		if st := contract.NormalizeState("CA", v); st != contract.CleanPartyName(v) {
+			return &contract.Location{Country: "CA", State: st}, true
+		}
+		if c, ok := lawCities[strings.ToLower(v)]; ok {
+			return &contract.Location{Country: c, City: contract.CleanPartyName(v)}, true
+		}
+		return nil, false
+	}
+	if loc, ok := try(first); ok {
+		return loc, true
+	}
+	parts := strings.Split(first, ",")
+	if len(parts) > 1 {
+		last := strings.TrimSpace(parts[len(parts)-1])
+		if c, ok := contract.NormalizeCountry(last); ok {
+			return &contract.Location{Country: c, State: contract.NormalizeState(c, parts[0])}, true
+		}
+		return try(parts[0])
+	}
+	return nil, false
+}
+
+// lawCities are cities that CUAD answers give as the governing law.
+var lawCities = map[string]string{
+	"beijing": "CN", "shanghai": "CN", "shenzhen": "CN", "london": "GB", "paris": "FR",
+	"tokyo": "JP", "munich": "DE", "frankfurt": "DE", "zurich": "CH", "geneva": "CH",
+}
+
+// quoted finds defined terms in a parenthetical: ("Company"), (the “Distributor”).
+var quoted = regexp.MustCompile(`["“”]([^"“”]+)["“”]`)
+
+// dbaRe cuts trade names off a legal name.
+var dbaRe = regexp.MustCompile(`(?i),?\s+(d/b/a|dba|doing business as|f/k/a|formerly known as)\s.*$`)
+
+// parseCUADParties splits a Parties-Answer such as
+// `Acme Inc. ("Licensor"); Beta LLC ("Licensee")` into parties. The first
+// defined term that is not an abbreviation of the name (nor "Party") becomes
+// the role; segments without a name are skipped.
+func parseCUADParties(s string) []contract.PartyRole {
+	var out []contract.PartyRole
+	seen := map[string]bool{}
+	for _, seg := range splitTopLevel(s, ';') {
+		seg = strings.TrimSpace(seg)
+		name, paren := seg, ""
+		if i := strings.IndexByte(seg, '('); i >= 0 {
+			name, paren = seg[:i], seg[i:]
+		}
+		name = dbaRe.ReplaceAllString(strings.TrimSpace(name), "")
+		name = strings.TrimRight(contract.CleanPartyName(name), ",;: ")
+		if name == "" || isPlaceholder(name) {
+			continue
+		}
+		key := contract.PartyKey(name)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		pr := contract.PartyRole{Name: name}
+		for _, m := range quoted.FindAllStringSubmatch(paren, -1) {
+			term := strings.Trim(contract.CleanPartyName(m[1]), ".,; ")
+			lt := strings.ToLower(term)
+			if term == "" || lt == "party" || lt == "parties" || abbreviates(term, name) {
+				continue
+			}
+			pr.Role = term
+			break
+		}
+		out = append(out, pr)
+	}
+	return out
+}
+
+// abbreviates reports whether term is a short name for name: contained in it
+// or its initials ("IBM" for International Business Machines).
+func abbreviates(term, name string) bool {
+	t, n := contract.MatchKey(term), contract.MatchKey(name)
+	if t == "" {
+		return true
+	}
+	if strings.Contains(n, t) {
+		return true
+	}
+	var initials strings.Builder
+	for _, wd := range strings.Fields(n) {
+		r, _ := utf8.DecodeRuneInString(wd)
+		initials.WriteRune(r)
+	}
+	return strings.HasPrefix(initials.String(), strings.ReplaceAll(t, " ", ""))
+}
+
+// splitTopLevel splits s at sep outside parentheses.
+func splitTopLevel(s string, sep rune) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			if depth > 0 {
+				depth--
+			}
+		case sep:
+			if depth == 0 {
+				parts = append(parts, s[start:i])
+				start = i + len(string(r))
+			}
+		}
+	}
+	return append(parts, s[start:])
+}
+
+// titleTypes maps words of a document title to contract types; the first
+// match wins, so the more specific entries come first.
+var titleTypes = []struct{ word, typ string }{
+	{"affiliate", "Affiliate Agreement"},
+	{"co-branding", "Co-Branding"}, {"cobranding", "Co-Branding"}, {"branding", "Co-Branding"},
+	{"joint venture", "Joint Venture"}, {"joint filing", "Joint Venture"},
+	{"strategic alliance", "Strategic Alliance"}, {"alliance", "Strategic Alliance"},
+	{"non-compete", "Non Compete/Solicit"}, {"non-solicit", "Non Compete/Solicit"}, {"noncompetition", "Non Compete/Solicit"},
+	{"outsourcing", "Outsourcing"}, {"sponsorship", "Sponsorship"}, {"endorsement", "Endorsement"},
+	{"franchise", "Franchise"}, {"distribut", "Distributor"}, {"reseller", "Reseller"}, {"resale", "Reseller"},
+	{"hosting", "Hosting"}, {"maintenance", "Maintenance"}, {"supply", "Supply"}, {"manufactur", "Manufacturing"},
+	{"consult", "Consulting"}, {"development", "Development"}, {"collaboration", "Collaboration"},
+	{"cooperation", "Collaboration"}, {"agency", "Agency"}, {"promotion", "Promotion"},
+	{"marketing", "Marketing"}, {"transportation", "Transportation"}, {"shipping", "Transportation"},
+	{"intellectual property", "IP"}, {"ip agreement", "IP"}, {"trademark", "License Agreement"},
+	{"licens", "License Agreement"}, {"service", "Service"},
+}
+
+// typeFromTitle infers the contract type from a document title.
+func typeFromTitle(title string) string {
+	t := strings.ToLower(title)
+	for _, tt := range titleTypes {
+		if strings.Contains(t, tt.word) {
+			return tt.typ
+		}
+	}
+	return "Other"
+}
