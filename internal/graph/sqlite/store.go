@@ -1,0 +1,135 @@
+// Package sqlite is the embedded graph.Store: the contract graph in one SQLite
+// file (pure Go, modernc.org/sqlite), relational tables for the schema's
+// nodes and relationships, and FTS5 indexes for BM25 text search.
+//
+// The database runs in WAL mode with one writer connection, through which
+// every write is serialised, and a pool of read-only connections, so queries
+// never wait for an import. The schema is created and upgraded by the
+// numbered SQL files in migrations/, applied in order on Open and recorded in
+// PRAGMA user_version. Optional capabilities added later (statutes,
+// embeddings, entity resolution) bring their own higher-numbered files.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/contractgraph/contractgraph/internal/graph"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+var _ graph.Store = (*Store)(nil)
+
+// Store is the SQLite contract graph. It is safe for concurrent use.
+type Store struct {
+	path string
+	// wdb has exactly one connection; wmu serialises the transactions on it so
+	// that a batch import and a single put never interleave.
+	wdb *sql.DB
+	wmu sync.Mutex
+	// rdb is the pool of read-only connections every query uses.
+	rdb *sql.DB
+}
+
+// Open opens (creating if needed) the store in the SQLite file at path and
+// brings its schema up to date.
+func Open(path string) (*Store, error) {
+	return open(path, migrationFS)
+}
+
+func open(path string, migrations fs.FS) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("open sqlite store: empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store: %w", err)
+	}
+	wdb, err := sql.Open("sqlite", dsn(abs, false))
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	wdb.SetMaxOpenConns(1)
+	wdb.SetMaxIdleConns(1)
+	wdb.SetConnMaxIdleTime(0)
+	wdb.SetConnMaxLifetime(0)
+	if err := wdb.Ping(); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	if err := migrate(wdb, migrations); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	rdb, err := sql.Open("sqlite", dsn(abs, true))
+	if err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	readers := max(4, runtime.GOMAXPROCS(0)*2)
+	rdb.SetMaxOpenConns(readers)
+	rdb.SetMaxIdleConns(readers)
+	if err := rdb.Ping(); err != nil {
+		wdb.Close()
+		rdb.Close()
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	return &Store{path: path, wdb: wdb, rdb: rdb}, nil
+}
+
+// dsn builds the connection URI for the file at abs. Both kinds of
+// connection wait for locks instead of failing, enforce foreign keys and keep
+// temporary b-trees in memory; readers are additionally query-only.
+func dsn(abs string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_busy_timeout", "10000")
+	q.Add("_foreign_keys", "1")
+	q.Add("_pragma", "temp_store(memory)")
+	q.Add("_pragma", "cache_size(-32768)") // 32 MiB of page cache per connection
+	if readOnly {
+		q.Add("_query_only", "1")
+	} else {
+		q.Add("_journal_mode", "WAL")
+		q.Add("_synchronous", "NORMAL")
+		q.Add("_txlock", "immediate")
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
+	return u.String()
+}
+
+// Close releases both connection pools. It is safe to call more than once.
+func (s *Store) Close() error {
+	return errors.Join(s.rdb.Close(), s.wdb.Close())
+}
+
+// withWriteTx runs fn in a transaction on the writer connection, committing
+// when fn returns nil and rolling back otherwise. Writes are serialised.
+func (s *Store) withWriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		return errors.Join(err, ignoreDone(tx.Rollback()))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func ignoreDone(err error) error {
+	if errors.Is(err, sql.ErrTxDone) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,198 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
+)
+
+func openTemp(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "graph.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func userVersion(t *testing.T, path string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v int
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestOpenAppliesMigrationsOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "graph.db")
+	ms, err := loadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := ms[len(ms)-1].version
+	for range 2 { // the second Open finds the schema current and changes nothing
+		s, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := userVersion(t, path); got != newest {
+			t.Fatalf("user_version = %d, want %d", got, newest)
+		}
+	}
+	var mode string
+	db, _ := sql.Open("sqlite", path)
+	defer db.Close()
+	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q (%v), want wal", mode, err)
+	}
+}
+
+func TestMigrationFailureKeepsPreviousVersion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "graph.db")
+	src := fstest.MapFS{
+		"0001_a.sql": {Data: []byte("CREATE TABLE a (x INTEGER);")},
+		"0002_b.sql": {Data: []byte("CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);")},
+	}
+	_, err := open(path, src)
+	if err == nil || !strings.Contains(err.Error(), "0002_b.sql") {
+		t.Fatalf("open with a broken migration: err = %v, want one naming 0002_b.sql", err)
+	}
+	if got := userVersion(t, path); got != 1 {
+		t.Errorf("user_version = %d, want 1 (the failed step rolled back)", got)
+	}
+	db, _ := sql.Open("sqlite", path)
+	defer db.Close()
+	var n int
+	db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = 'b'`).Scan(&n)
+	if n != 0 {
+		t.Error("table b of the failed migration exists")
+	}
+}
+
+func TestMigrationNames(t *testing.T) {
+	for name, src := range map[string]fstest.MapFS{
+		"unnumbered": {"init.sql": {Data: []byte("SELECT 1;")}},
+		"zero":       {"0000_init.sql": {Data: []byte("SELECT 1;")}},
+		"duplicate":  {"0001_a.sql": {Data: []byte("SELECT 1;")}, "01_b.sql": {Data: []byte("SELECT 1;")}},
+	} {
+		if _, err := loadMigrations(src); err == nil {
+			t.Errorf("%s: loadMigrations accepted %v", name, src)
+		}
+	}
+}
+
+func TestNewerDatabaseRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "graph.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db, _ := sql.Open("sqlite", path)
+	if _, err := db.Exec("PRAGMA user_version = 9999"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Fatalf("Open of a newer database: err = %v, want a 'newer' error", err)
+	}
+}
+
+func TestPathWithURICharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a ?b#c%20")
+	path := filepath.Join(dir, "graph.db")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := s.PutContracts(ctx, []*contract.Contract{{ID: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("database not created at %s: %v", path, err)
+	}
+}
+
+func TestPutGetRoundTrip(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	days, amount := 730, 1250000.5
+	text := "This Agreement is governed by the laws of the State of New York. Either party may terminate."
+	in := &contract.Contract{
+		ID: "c-1", Title: "Supply Agreement", Summary: "Supply of widgets.", ContractType: "Supply",
+		EffectiveDate: "2019-10-01", EndDate: "2021-09-30", Duration: "P2Y", DurationDays: &days,
+		RenewalTerm: "P1Y", NoticePeriod: "P30D", TotalAmount: &amount, Currency: "USD", Scope: "Widgets",
+		SourcePath: "in/c-1.txt", SHA256: "abc", ExtractedBy: "test", ExtractedAt: "2026-01-02T03:04:05Z",
+		GoverningLaw: &contract.Location{Country: "US", State: "NY"},
+		Parties: []contract.PartyRole{
+			{Name: "  Acme   Corp. ", Role: "Supplier", Location: &contract.Location{Country: "US", State: "DE", City: "Wilmington"}},
+			{Name: "Beta GmbH", Role: "Buyer", Location: &contract.Location{}},
+		},
+		Clauses: []contract.Clause{
+			{Type: "Governing Law", Text: text[:64], Start: 0, End: 64, Verified: true},
+			{ID: "own-id", Type: "Renewal & Termination", Summary: "Either party may terminate."},
+		},
+		Chunks:   []contract.Chunk{{Ord: 0, Text: text, Start: 0, End: len(text), Embedding: []float32{0.5, -1}}},
+		Text:     text,
+		Evidence: []contract.Evidence{{Field: "governing_law", Value: "NY", Quote: "State of New York", Start: 46, End: 63, Verified: true}},
+		Usage:    &contract.TokenUsage{InputTokens: 10, OutputTokens: 3},
+	}
+	out, err := s.PutContracts(ctx, []*contract.Contract{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]graph.PutOutcome{{ID: "c-1", Status: graph.PutCreated}}, out); diff != "" {
+		t.Fatalf("outcome (-want +got):\n%s", diff)
+	}
+	got, err := s.GetContract(ctx, "c-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := *in
+	want.Parties = []contract.PartyRole{
+		{PartyID: "acme", Name: "Acme Corp.", Role: "Supplier", Location: &contract.Location{Country: "US", State: "DE", City: "Wilmington"}},
+		{PartyID: "beta", Name: "Beta GmbH", Role: "Buyer"},
+	}
+	want.Clauses = []contract.Clause{
+		{ID: "c-1#clause-1", Type: "Governing Law", Group: contract.GroupGeneral, Text: text[:64], Start: 0, End: 64, Verified: true},
+		{ID: "own-id", Type: "Renewal & Termination", Group: contract.GroupRenewalTermination, Summary: "Either party may terminate."},
+	}
+	want.Chunks = []contract.Chunk{{ID: "c-1#chunk-1", Ord: 0, Text: text, Start: 0, End: len(text)}}
+	if diff := cmp.Diff(&want, got); diff != "" {
+		t.Fatalf("GetContract (-want +got):\n%s", diff)
+	}
+	// What GetContract returns is the canonical form: putting it back changes nothing,
+	// except that embeddings are not returned and so count as a change.
+	got.Chunks[0].Embedding = []float32{0.5, -1}
+	out, err = s.PutContracts(ctx, []*contract.Contract{got})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Status != graph.PutUnchanged {
+		t.Errorf("re-put of GetContract's result: %s (%v), want unchanged", out[0].Status, out[0].Err)
+	}
+}
