@@ -1,0 +1,169 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/statute"
+)
+
+// Statute tool names.
+const (
+	NameStatuteSearch = "statute_search"
+	NameGetStatute    = "get_statute"
+)
+
+const statuteSearchDescription = `Search the statute knowledge base (US Code titles, Taiwan Civil Code and other imported laws; full-text BM25 ranking) and return the best sections or articles, each with statute_id, citation (e.g. "9 U.S.C. § 2"), jurisdiction, heading, the official url, the statute text (long sections are shortened to the lines that best match the query; text_truncated tells) and score (higher is better). Use it before citing any law: cite only statute_ids it returned, and quote only words from the returned text. If nothing relevant comes back, say that no applicable statute was found instead of citing one.`
+
+const getStatuteDescription = `Get one statute (section or article) by the statute_id that statute_search returned: citation, jurisdiction, heading, official url and its verbatim text (at most 24 KB; text_truncated tells whether it was cut).`
+
+// StatuteSearchInput is the input of statute_search.
+type StatuteSearchInput struct {
+	Query        string `json:"query" jsonschema:"The legal issue in plain words, e.g. 'arbitration agreement enforceable' or 'penalty for breach of contract'."`
+	Jurisdiction string `json:"jurisdiction,omitempty" jsonschema:"Only statutes of this jurisdiction, e.g. 'us' or 'tw' (default: all)."`
+	Limit        int    `json:"limit,omitempty" jsonschema:"How many statutes to return."`
+}
+
+// StatutePassage is one statute as the statute tools return it.
+type StatutePassage struct {
+	StatuteID     string  `json:"statute_id"`
+	Citation      string  `json:"citation"`
+	Jurisdiction  string  `json:"jurisdiction"`
+	Heading       string  `json:"heading,omitempty"`
+	URL           string  `json:"url,omitempty"`
+	Text          string  `json:"text"`
+	TextTruncated bool    `json:"text_truncated,omitempty"`
+	Score         float64 `json:"score,omitempty"`
+}
+
+// StatuteSearchResult is statute_search's answer.
+type StatuteSearchResult struct {
+	Statutes []StatutePassage `json:"statutes"`
+}
+
+// GetStatuteInput is the input of get_statute.
+type GetStatuteInput struct {
+	StatuteID string `json:"statute_id" jsonschema:"The statute's id as returned by statute_search, e.g. /us/usc/t9/s2."`
+}
+
+// Statute tool bounds.
+const (
+	defaultStatuteLimit = 5
+	maxStatuteLimit     = 20
+	maxJurisdiction     = 20
+	// DefaultStatuteExcerptBytes bounds each statute's text in statute_search results.
+	DefaultStatuteExcerptBytes = 4 << 10
+	// DefaultStatuteTextBytes bounds the text get_statute returns.
+	DefaultStatuteTextBytes = 24 << 10
+)
+
+// StatuteOptions configure the statute tools.
+type StatuteOptions struct {
+	// ExcerptBytes bounds each statute's text in a search result; zero
+	// means DefaultStatuteExcerptBytes.
+	ExcerptBytes int
+}
+
+// StatuteTools are statute_search and get_statute over a statute store.
+// They are separate from the contract tools because the statute knowledge
+// base is an optional capability of a store.
+type StatuteTools struct {
+	store        graph.StatuteStore
+	excerptBytes int
+}
+
+// NewStatuteTools returns the statute tools over store.
+func NewStatuteTools(store graph.StatuteStore, opts StatuteOptions) *StatuteTools {
+	t := &StatuteTools{store: store, excerptBytes: opts.ExcerptBytes}
+	if t.excerptBytes <= 0 {
+		t.excerptBytes = DefaultStatuteExcerptBytes
+	}
+	return t
+}
+
+// AddTo registers statute_search and get_statute on s.
+func (t *StatuteTools) AddTo(s *Set) error {
+	return errors.Join(
+		Register(s, NameStatuteSearch, statuteSearchDescription, t.Search, tuneStatuteSearch),
+		Register(s, NameGetStatute, getStatuteDescription, t.Get, tuneGetStatute),
+	)
+}
+
+func tuneStatuteSearch(s *jsonschema.Schema) {
+	setRange(s, "limit", 1, maxStatuteLimit, defaultStatuteLimit)
+	property(s, "query").MinLength = new(1)
+}
+
+func tuneGetStatute(s *jsonschema.Schema) {
+	property(s, "statute_id").MinLength = new(1)
+}
+
+// StatuteSearchDef is statute_search's definition (name, description and
+// input schema) for callers that run the tool outside a Set.
+func StatuteSearchDef() (Tool, error) {
+	schema, err := Schema[StatuteSearchInput](tuneStatuteSearch)
+	return Tool{Name: NameStatuteSearch, Description: statuteSearchDescription, InputSchema: schema}, err
+}
+
+// Search runs statute_search.
+func (t *StatuteTools) Search(ctx context.Context, in StatuteSearchInput) (StatuteSearchResult, error) {
+	query, err := parseText("query", in.Query, true)
+	if err != nil {
+		return StatuteSearchResult{}, err
+	}
+	jur := strings.ToLower(strings.TrimSpace(in.Jurisdiction))
+	if len(jur) > maxJurisdiction || strings.ContainsAny(jur, " \t") {
+		return StatuteSearchResult{}, &ArgError{Field: "jurisdiction", Msg: fmt.Sprintf("%q is not a jurisdiction code such as us or tw", in.Jurisdiction)}
+	}
+	limit, err := parseLimit("limit", in.Limit, defaultStatuteLimit, maxStatuteLimit)
+	if err != nil {
+		return StatuteSearchResult{}, err
+	}
+	hits, err := t.store.SearchStatutes(ctx, graph.StatuteQuery{Query: query, Jurisdiction: jur, Limit: limit})
+	if err != nil {
+		return StatuteSearchResult{}, fmt.Errorf("%s: %w", NameStatuteSearch, err)
+	}
+	out := StatuteSearchResult{Statutes: make([]StatutePassage, 0, len(hits))}
+	for _, h := range hits {
+		p := passage(&h.Statute, query, t.excerptBytes)
+		p.Score = h.Score
+		out.Statutes = append(out.Statutes, p)
+	}
+	return out, nil
+}
+
+// Get runs get_statute. A missing statute is an error wrapping
+// graph.ErrNotFound.
+func (t *StatuteTools) Get(ctx context.Context, in GetStatuteInput) (StatutePassage, error) {
+	id := strings.TrimSpace(in.StatuteID)
+	if id == "" {
+		return StatutePassage{}, &ArgError{Field: "statute_id", Msg: "missing: give an id returned by statute_search"}
+	}
+	if len(id) > maxIdentifier {
+		return StatutePassage{}, &ArgError{Field: "statute_id", Msg: fmt.Sprintf("longer than %d characters", maxIdentifier)}
+	}
+	st, err := t.store.GetStatute(ctx, id)
+	if err != nil {
+		return StatutePassage{}, fmt.Errorf("%s: %w", NameGetStatute, err)
+	}
+	return passage(st, "", DefaultStatuteTextBytes), nil
+}
+
+func passage(st *contract.Statute, query string, maxBytes int) StatutePassage {
+	text, truncated := statute.Excerpt(st.Text, query, maxBytes)
+	return StatutePassage{
+		StatuteID:     st.ID,
+		Citation:      statute.Cite(st),
+		Jurisdiction:  st.Jurisdiction,
+		Heading:       st.Heading,
+		URL:           st.URL,
+		Text:          text,
+		TextTruncated: truncated,
+	}
+}
