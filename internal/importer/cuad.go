@@ -258,12 +258,17 @@ func convertCUAD(path string, row int, rec []string, cols *cuadColumns, textsDir
 	return c, w.list, nil
 }
 
-// locate finds part in text at or after from. An exact match is verified;
-// otherwise a match that differs only in white space gives the span, not
-// verified; otherwise the span is empty.
+// locate finds part in text, preferring the first match at or after from
+// (the end of the previous part of the same span) and else the first match
+// anywhere, as annotators sometimes joined passages out of order. An exact
+// match is verified; otherwise a match that differs only in white space
+// gives the span, not verified; otherwise the span is empty.
 func locate(text, part string, from int) (start, end int, verified bool) {
 	if i := strings.Index(text[from:], part); i >= 0 {
 		return from + i, from + i + len(part), true
+	}
+	if i := strings.Index(text[:min(len(text), from+len(part))], part); i >= 0 {
+		return i, i + len(part), true
 	}
 	words := strings.Fields(part)
 	if len(words) == 0 || len(part) > 20000 {

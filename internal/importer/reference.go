@@ -56,7 +56,8 @@ func readReference(ctx context.Context, path string, r io.Reader, fn func(Record
 	if _, err := dec.Token(); err != nil {
 		return &RecordError{File: path, Err: fmt.Errorf("read array start: %w", err)}
 	}
-	for i := 1; dec.More(); i++ {
+	i := 1
+	for ; dec.More(); i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -72,7 +73,8 @@ func readReference(ctx context.Context, path string, r io.Reader, fn func(Record
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return &RecordError{File: path, Err: fmt.Errorf("read array end: %w", err)}
+		return &RecordError{File: path, Record: fmt.Sprintf("after record %d", i-1),
+			Err: fmt.Errorf("malformed JSON at byte %d: %w", dec.InputOffset(), err)}
 	}
 	return nil
 }
@@ -94,6 +96,9 @@ func convertReference(path string, index int, raw json.RawMessage) (*contract.Co
 	if err := json.Unmarshal(raw, &in); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
+			if te.Field == "" {
+				return fail("", fmt.Errorf("expected a JSON object, got JSON %s", te.Value))
+			}
 			return fail(te.Field, fmt.Errorf("expected %s, got JSON %s", te.Type, te.Value))
 		}
 		return fail("", err)
@@ -226,10 +231,13 @@ func TitleFromID(id string) string {
 			words[i] = "IP"
 			continue
 		}
-		r := []rune(wd)
-		if len(r) > 0 {
-			words[i] = strings.ToUpper(string(r[0])) + string(r[1:])
+		parts := strings.Split(wd, "-")
+		for j, part := range parts {
+			if r := []rune(part); len(r) > 0 {
+				parts[j] = strings.ToUpper(string(r[0])) + string(r[1:])
+			}
 		}
+		words[i] = strings.Join(parts, "-")
 	}
 	return strings.Join(words, " ")
 }
