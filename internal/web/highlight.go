@@ -15,9 +15,9 @@ type Span struct {
 	Title      string // tooltip, e.g. the clause type
 }
 
-// valid reports whether s is a non-empty range of text that starts and ends
+// Valid reports whether s is a non-empty range of text that starts and ends
 // on character boundaries, so slicing text by it never splits a character.
-func (s Span) valid(text string) bool {
+func (s Span) Valid(text string) bool {
 	if s.Start < 0 || s.End > len(text) || s.Start >= s.End {
 		return false
 	}
@@ -36,7 +36,7 @@ func HighlightText(text string, spans []Span) (template.HTML, []bool) {
 	cuts := []int{0, len(text)}
 	var live []int
 	for i, s := range spans {
-		if s.valid(text) {
+		if s.Valid(text) {
 			ok[i] = true
 			live = append(live, i)
 			cuts = append(cuts, s.Start, s.End)

@@ -1,0 +1,178 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/contractgraph/contractgraph/internal/agent"
+	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/tools"
+)
+
+// askRequest is the body of POST /api/ask. History is the conversation so
+// far, oldest first: alternating user questions and assistant answers.
+type askRequest struct {
+	Question string       `json:"question"`
+	History  []askMessage `json:"history"`
+}
+
+type askMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Limits of an ask request.
+const (
+	maxQuestionBytes = 8 << 10
+	maxHistory       = 40
+	maxHistoryBytes  = 256 << 10
+	keepAliveEvery   = 15 * time.Second
+)
+
+func (r *askRequest) validate() ([]llm.Message, error) {
+	r.Question = strings.TrimSpace(r.Question)
+	switch {
+	case r.Question == "":
+		return nil, &tools.ArgError{Field: "question", Msg: "missing: ask a question"}
+	case len(r.Question) > maxQuestionBytes:
+		return nil, &tools.ArgError{Field: "question", Msg: fmt.Sprintf("longer than %d bytes", maxQuestionBytes)}
+	case !utf8.ValidString(r.Question):
+		return nil, &tools.ArgError{Field: "question", Msg: "not valid UTF-8"}
+	case len(r.History) > maxHistory:
+		return nil, &tools.ArgError{Field: "history", Msg: fmt.Sprintf("%d messages, more than the limit of %d; start a new conversation", len(r.History), maxHistory)}
+	}
+	history := make([]llm.Message, 0, len(r.History))
+	total := 0
+	for i, m := range r.History {
+		field := fmt.Sprintf("history[%d]", i)
+		role := llm.Role(m.Role)
+		if role != llm.RoleUser && role != llm.RoleAssistant {
+			return nil, &tools.ArgError{Field: field + ".role", Msg: fmt.Sprintf("unknown role %q", m.Role), Valid: []string{string(llm.RoleUser), string(llm.RoleAssistant)}}
+		}
+		if strings.TrimSpace(m.Content) == "" {
+			return nil, &tools.ArgError{Field: field + ".content", Msg: "empty"}
+		}
+		total += len(m.Content)
+		if total > maxHistoryBytes {
+			return nil, &tools.ArgError{Field: "history", Msg: fmt.Sprintf("longer than %d bytes in total; start a new conversation", maxHistoryBytes)}
+		}
+		history = append(history, llm.Message{Role: role, Content: m.Content})
+	}
+	return history, nil
+}
+
+// handleAsk runs the agent and streams its events as server-sent events:
+// the event name is the event type and the data the JSON of agent.Event.
+// The stream always ends with a done event; a failure before it is an error
+// event. When the client disconnects, the request context is cancelled and
+// with it the model call and any tool call in flight.
+func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
+	if s.agent == nil {
+		s.fail(w, r, llm.ErrNoModel)
+		return
+	}
+	var req askRequest
+	if err := s.decodeJSON(w, r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	history, err := req.validate()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+
+	ctx, cancel := context.WithTimeout(r.Context(), s.askTimeout)
+	defer cancel()
+	stopOnShutdown := context.AfterFunc(s.streams, cancel)
+	defer stopOnShutdown()
+
+	sse := startSSE(w)
+	stopKeepAlive := make(chan struct{})
+	defer close(stopKeepAlive)
+	go sse.keepAlive(keepAliveEvery, stopKeepAlive)
+
+	var mu sync.Mutex
+	var sawError, sawDone bool
+	emit := func(ev agent.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if sawDone {
+			return
+		}
+		switch ev.Type {
+		case agent.EventError:
+			sawError = true
+		case agent.EventDone:
+			sawDone = true
+		}
+		// A failed write means the client is gone; ctx is cancelled by the
+		// server then, which stops the run.
+		_ = sse.Send(string(ev.Type), ev)
+	}
+	_, err = s.agent.Run(ctx, history, req.Question, emit)
+	if err != nil && !sawError {
+		emit(agent.Event{Type: agent.EventError, Error: s.askErrorMessage(r, err)})
+	}
+	if !sawDone {
+		emit(agent.Event{Type: agent.EventDone})
+	}
+}
+
+// askErrorMessage is the error event's text for a failed run.
+func (s *Server) askErrorMessage(r *http.Request, err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("the answer took longer than %s and was stopped", s.askTimeout)
+	case errors.Is(err, context.Canceled):
+		return "the question was cancelled"
+	case errors.Is(err, llm.ErrRateLimited):
+		return "the model provider is rate limiting requests; try again in a minute"
+	case errors.Is(err, llm.ErrAuth):
+		return "the model provider rejected the credentials; check the API key variable"
+	case errors.Is(err, llm.ErrUnavailable):
+		return "the model is unavailable; check that its server is running"
+	}
+	_, body := s.errorFor(r, err)
+	if body.Code == codeInternal {
+		// The agent's own errors (such as reaching the step limit) are
+		// meant for people and carry no storage details.
+		return err.Error()
+	}
+	return body.Message
+}
+
+// decodeJSON decodes a bounded JSON request body strictly into v.
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		return &tools.ArgError{Msg: fmt.Sprintf("Content-Type %q: send application/json", ct)}
+	}
+	body := http.MaxBytesReader(w, r.Body, s.maxBody)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return err
+		}
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return &tools.ArgError{Field: strings.Trim(name, `"`), Msg: "unknown field"}
+		}
+		if errors.Is(err, io.EOF) {
+			return &tools.ArgError{Msg: "empty request body: send a JSON object"}
+		}
+		return &tools.ArgError{Msg: "invalid JSON body: " + err.Error()}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &tools.ArgError{Msg: "unexpected data after the JSON body"}
+	}
+	return nil
+}

@@ -1,0 +1,392 @@
+package httpapi
+
+import (
+	"cmp"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/tools"
+	"github.com/contractgraph/contractgraph/internal/web"
+)
+
+const dateLayout = "2006-01-02"
+
+// render writes a page, or an error page if the template fails.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if err := s.pages.Render(w, page, data); err != nil {
+		s.log.ErrorContext(r.Context(), "render page", "page", page, "err", err)
+	}
+}
+
+// renderError answers a page request with an error page (and an API
+// request with the JSON error).
+func (s *Server) renderError(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		writeError(w, status, &apiError{Code: http.StatusText(status), Message: msg})
+		return
+	}
+	s.render(w, r, status, web.PageError, web.ErrorPage{Base: web.Base{Title: title}, Message: msg})
+}
+
+// pageFail renders the error page for err, with the status errorFor gives it.
+func (s *Server) pageFail(w http.ResponseWriter, r *http.Request, err error) {
+	status, body := s.errorFor(r, err)
+	if status == 499 {
+		return
+	}
+	title := http.StatusText(status)
+	if status == http.StatusNotFound {
+		title = "Not found"
+	}
+	s.render(w, r, status, web.PageError, web.ErrorPage{Base: web.Base{Title: title}, Message: body.Message})
+}
+
+func (s *Server) pageDashboard(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	stats, err := s.store.Stats(ctx)
+	if err != nil {
+		s.pageFail(w, r, fmt.Errorf("stats: %w", err))
+		return
+	}
+	now := s.now()
+	today, horizon := now.Format(dateLayout), now.AddDate(0, 0, 90).Format(dateLayout)
+	page := web.DashboardPage{
+		Base:    web.Base{Title: "Dashboard", Nav: "dashboard"},
+		Today:   today,
+		Horizon: horizon,
+		Counts: []web.Count{
+			{Label: "Contracts", N: stats.Nodes["Contract"]},
+			{Label: "Parties", N: stats.Nodes["Party"]},
+			{Label: "Clauses", N: stats.Nodes["Clause"]},
+			{Label: "Locations", N: stats.Nodes["Location"]},
+		},
+	}
+	byType, err := s.aggregate(ctx, graph.GroupContractType)
+	if err != nil {
+		s.pageFail(w, r, err)
+		return
+	}
+	page.ByType = web.Bars(byType, func(k string) string { return "/contracts?contract_type=" + url.QueryEscape(k) })
+	byYear, err := s.aggregate(ctx, graph.GroupEffectiveYear)
+	if err != nil {
+		s.pageFail(w, r, err)
+		return
+	}
+	slices.SortFunc(byYear, func(a, b graph.Group) int { return cmp.Compare(a.Key, b.Key) })
+	page.ByYear = web.Bars(byYear, func(k string) string {
+		return "/contracts?min_effective_date=" + k + "-01-01&max_effective_date=" + k + "-12-31"
+	})
+	q := url.Values{"min_end_date": {today}, "max_end_date": {horizon}, "order_by": {graph.OrderEndDate}, "order": {"asc"}}
+	exp, err := s.searchContracts(ctx, q, 10)
+	if err != nil {
+		s.pageFail(w, r, err)
+		return
+	}
+	page.Expiring, page.ExpiringTotal = exp.Examples, exp.TotalCount
+	page.ExpiringURL = "/contracts?" + q.Encode()
+	s.render(w, r, http.StatusOK, web.PageDashboard, page)
+}
+
+// aggregate counts contracts per group, at most 100 groups.
+func (s *Server) aggregate(ctx context.Context, groupBy string) ([]graph.Group, error) {
+	args, err := json.Marshal(map[string]any{"group_by": groupBy, "metric": graph.MetricCount, "limit": 100})
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.tools.Call(ctx, tools.NameContractAggregate, args)
+	if err != nil {
+		return nil, err
+	}
+	var res graph.AggregateResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("decode contract_aggregate result: %w", err)
+	}
+	return res.Groups, nil
+}
+
+// webPageSize is the contracts browser's page size.
+const webPageSize = 25
+
+var orderOptions = []web.Option{
+	{Value: graph.OrderEffectiveDate, Label: "Effective date"},
+	{Value: graph.OrderEndDate, Label: "End date"},
+	{Value: graph.OrderTotalAmount, Label: "Amount"},
+	{Value: graph.OrderDurationDays, Label: "Duration"},
+	{Value: graph.OrderPartyCount, Label: "Number of parties"},
+}
+
+func (s *Server) pageContracts(w http.ResponseWriter, r *http.Request) {
+	q := url.Values{}
+	for k, vs := range r.URL.Query() {
+		for _, v := range vs {
+			if strings.TrimSpace(v) != "" {
+				q.Add(k, v)
+			}
+		}
+	}
+	page := web.ContractsPage{
+		Base:          web.Base{Title: "Contracts", Nav: "contracts"},
+		Query:         q,
+		ContractTypes: contract.ContractTypes,
+		ClauseGroups:  web.ClauseOptions(),
+		Orders:        orderOptions,
+	}
+	status := http.StatusOK
+	res, err := s.searchContracts(r.Context(), q, webPageSize)
+	var argErr *tools.ArgError
+	switch {
+	case errors.As(err, &argErr):
+		status = http.StatusBadRequest
+		page.Error = &web.FieldError{Field: argErr.Field, Message: strings.TrimPrefix(argErr.Error(), argErr.Field+": ")}
+	case err != nil:
+		s.pageFail(w, r, err)
+		return
+	default:
+		page.Result = graph.ContractResult{TotalCount: res.TotalCount, Examples: res.Examples}
+		page.Offset = res.Offset
+		schema, err := toolSchema(s.tools, tools.NameContractSearch)
+		if err != nil {
+			s.pageFail(w, r, err)
+			return
+		}
+		pageURL := func(offset int) string {
+			p := url.Values{}
+			for k, v := range q {
+				p[k] = v
+			}
+			p.Del("page")
+			p.Del("limit")
+			p.Set("offset", strconv.Itoa(offset))
+			return "/contracts?" + p.Encode()
+		}
+		if res.Offset > 0 {
+			page.PrevURL = pageURL(max(0, res.Offset-webPageSize))
+		}
+		next := res.Offset + len(res.Examples)
+		if next < res.TotalCount && (nativePaging(schema) || next < maxPageSize) {
+			page.NextURL = pageURL(next)
+		}
+	}
+	w.Header().Set("Vary", "HX-Request")
+	if r.Header.Get("HX-Request") == "true" {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(status)
+		if err := s.pages.RenderFragment(w, web.PageContracts, "results", page); err != nil {
+			s.log.ErrorContext(r.Context(), "render results", "err", err)
+		}
+		return
+	}
+	s.render(w, r, status, web.PageContracts, page)
+}
+
+func clauseAnchor(i int) string { return "clause-" + strconv.Itoa(i) }
+
+func clauseSpanValid(text string, cl contract.Clause) bool {
+	return web.Span{Start: cl.Start, End: cl.End}.Valid(text)
+}
+
+func (s *Server) pageContract(w http.ResponseWriter, r *http.Request) {
+	c, err := s.getContract(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.pageFail(w, r, err)
+		return
+	}
+	spans := make([]web.Span, 0, len(c.Clauses)+1)
+	for i, cl := range c.Clauses {
+		spans = append(spans, web.Span{Start: cl.Start, End: cl.End, ID: clauseAnchor(i), Title: cl.Type})
+	}
+	if start, end, ok := parseSpan(r.URL.Query().Get("span")); ok {
+		spans = append(spans, web.Span{Start: start, End: end, ID: "cited", Class: "cited", Title: "cited in an answer"})
+	}
+	html, valid := web.HighlightText(c.Text, spans)
+	s.render(w, r, http.StatusOK, web.PageContract, web.ContractPage{
+		Base:     web.Base{Title: titleOr(c.Title, c.ID), Nav: "contracts"},
+		C:        c,
+		Groups:   clauseGroups(c, valid),
+		TextHTML: html,
+	})
+}
+
+// parseSpan reads "START-END" byte offsets.
+func parseSpan(v string) (int, int, bool) {
+	a, b, ok := strings.Cut(v, "-")
+	if !ok {
+		return 0, 0, false
+	}
+	start, err1 := strconv.Atoi(a)
+	end, err2 := strconv.Atoi(b)
+	return start, end, err1 == nil && err2 == nil && start >= 0 && end > start
+}
+
+// clauseGroups lists a contract's clauses by group (in the taxonomy's
+// order) and within a group in the order of the text. valid[i] tells
+// whether clause i is highlighted in the text and so can be linked.
+func clauseGroups(c *contract.Contract, valid []bool) []web.ClauseGroup {
+	type item struct {
+		start int
+		web.ClauseItem
+	}
+	byGroup := map[string][]item{}
+	for i, cl := range c.Clauses {
+		group := cl.Group
+		if group == "" {
+			if _, g, err := contract.ParseClauseType(cl.Type); err == nil {
+				group = g
+			} else {
+				group = "Other"
+			}
+		}
+		it := item{start: cl.Start, ClauseItem: web.ClauseItem{Type: cl.Type, Summary: cl.Summary, Verified: cl.Verified || cl.Text == ""}}
+		if cl.Summary == "" {
+			it.Excerpt = excerpt(cl.Text, 160)
+		}
+		if i < len(valid) && valid[i] {
+			it.Anchor = clauseAnchor(i)
+		}
+		byGroup[group] = append(byGroup[group], it)
+	}
+	order := append(slices.Clone(contract.ClauseGroups), "Other")
+	for g := range byGroup {
+		if !slices.Contains(order, g) {
+			order = append(order, g)
+		}
+	}
+	var out []web.ClauseGroup
+	for _, g := range order {
+		items := byGroup[g]
+		if len(items) == 0 {
+			continue
+		}
+		slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(a.start, b.start) })
+		cg := web.ClauseGroup{Name: g}
+		for _, it := range items {
+			cg.Clauses = append(cg.Clauses, it.ClauseItem)
+		}
+		out = append(out, cg)
+	}
+	return out
+}
+
+// excerpt shortens text to about n bytes at a word boundary.
+func excerpt(text string, n int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if len(text) <= n {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:n], ' ')
+	if cut < n/2 {
+		cut = n
+		for cut > 0 && !utf8RuneStart(text[cut]) {
+			cut--
+		}
+	}
+	return text[:cut] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func (s *Server) pageContractGraph(w http.ResponseWriter, r *http.Request) {
+	c, err := s.getContract(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.pageFail(w, r, err)
+		return
+	}
+	title := titleOr(c.Title, c.ID)
+	s.render(w, r, http.StatusOK, web.PageGraph, web.GraphPage{
+		Base:      web.Base{Title: "Graph of " + title, Nav: "contracts"},
+		DataURL:   "/api/contracts/" + url.PathEscape(c.ID) + "/graph",
+		BackURL:   web.ContractURL(c.ID),
+		BackLabel: title,
+		Graph:     contractGraph(c),
+	})
+}
+
+func (s *Server) pagePartyGraph(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	g, name, err := s.partyGraph(r.Context(), id)
+	if err != nil {
+		s.pageFail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, web.PageGraph, web.GraphPage{
+		Base:      web.Base{Title: name + " and its contracts", Nav: "contracts"},
+		DataURL:   "/api/parties/" + url.PathEscape(id) + "/graph",
+		BackURL:   "/contracts?parties=" + url.QueryEscape(name),
+		BackLabel: "Contracts of " + name,
+		Graph:     g,
+	})
+}
+
+func (s *Server) pageChat(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, web.PageChat, web.ChatPage{
+		Base:            web.Base{Title: "Ask", Nav: "chat"},
+		ModelConfigured: s.agent != nil,
+		ModelName:       s.modelName,
+	})
+}
+
+// uploadAccept lists the document types the upload accepts.
+var uploadAccept = []string{".pdf", ".docx", ".html", ".htm", ".txt", ".md"}
+
+func (s *Server) pageUpload(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, web.PageUpload, web.UploadPage{
+		Base:    web.Base{Title: "Upload", Nav: "upload"},
+		Enabled: s.ingester != nil,
+		Accept:  strings.Join(uploadAccept, ","),
+		MaxMB:   s.maxUpload >> 20,
+	})
+}
+
+// safeNext keeps a post-login redirect on this server.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/"
+	}
+	return next
+}
+
+func (s *Server) pageLogin(w http.ResponseWriter, r *http.Request) {
+	if s.token == "" {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	s.render(w, r, http.StatusOK, web.PageLogin, web.LoginPage{Base: web.Base{Title: "Sign in"}, Next: safeNext(r.URL.Query().Get("next"))})
+}
+
+// sessionLifetime is how long a web sign-in lasts.
+const sessionLifetime = 12 * time.Hour
+
+func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
+	if s.token == "" {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
+	if err := r.ParseForm(); err != nil {
+		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The sign-in form could not be read.")
+		return
+	}
+	next := safeNext(r.PostForm.Get("next"))
+	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("token")), []byte(s.token)) != 1 {
+		s.render(w, r, http.StatusUnauthorized, web.PageLogin, web.LoginPage{Base: web.Base{Title: "Sign in"}, Failed: true, Next: next})
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: sessionCookie, Value: s.sessionValue(), Path: "/",
+		MaxAge: int(sessionLifetime / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+	})
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}

@@ -1,0 +1,270 @@
+// Package httpapi is ContractGraph's HTTP server: the JSON API over the typed
+// tools and the store, the agent's answers streamed as server-sent events,
+// document upload with streamed progress, the OpenAPI document, and the web
+// app's pages (rendered by package web).
+//
+// Handlers are methods on Server, whose dependencies are fields set from
+// Config; routing is the standard library's ServeMux with method patterns;
+// middleware is func(http.Handler) http.Handler. Errors leave the server in
+// one JSON shape, {"error":{"code","message","field"}}, produced by
+// writeError from the error's type (see errorFor).
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/contractgraph/contractgraph/internal/agent"
+	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/tools"
+	"github.com/contractgraph/contractgraph/internal/web"
+)
+
+// ToolSet is the typed tools, as *tools.Set provides them.
+type ToolSet interface {
+	// Tools lists the tools with their descriptions and input schemas.
+	Tools() []tools.Tool
+	// Call runs a tool on JSON arguments and returns its JSON result.
+	// Invalid arguments are *tools.ArgError, an unknown name
+	// tools.ErrUnknownTool, a missing contract graph.ErrNotFound.
+	Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)
+}
+
+// Asker answers questions, as *agent.Agent does.
+type Asker interface {
+	// Run answers question in the conversation history, calling emit with
+	// each event as it happens (emit may be called from several goroutines,
+	// never concurrently). It returns when the run ends; an error means the
+	// run failed or ctx was cancelled.
+	Run(ctx context.Context, history []llm.Message, question string, emit func(agent.Event)) (*agent.Answer, error)
+}
+
+// Config is what a Server needs. Store and Tools are required; everything
+// else has a default or disables a feature when unset.
+type Config struct {
+	Store graph.Store
+	Tools ToolSet
+	// Agent answers /api/ask. Nil means no model is configured: /api/ask
+	// answers 503 and the chat page explains how to configure one.
+	Agent Asker
+	// ModelName is shown on the chat page, e.g. "ollama:qwen2.5:7b".
+	ModelName string
+	// Ingester stores uploaded documents. Nil disables /api/ingest (503).
+	Ingester Ingester
+	// Log receives one line per request and every internal error. Nil
+	// discards.
+	Log *slog.Logger
+	// Now is the clock of the dashboard's "expiring soon". Nil means time.Now.
+	Now func() time.Time
+	// Token, when set, is required as "Authorization: Bearer TOKEN" (or the
+	// session cookie the login page sets) on every route but /healthz and
+	// the static files. Serve refuses a non-loopback listener without one.
+	Token string
+	// CORSOrigin, when set, is the one origin allowed to call the API from a
+	// browser page it serves (e.g. https://intranet.example.com). Empty
+	// means no cross-origin access.
+	CORSOrigin string
+	// MaxBodyBytes bounds JSON request bodies; default 1 MiB.
+	MaxBodyBytes int64
+	// MaxUploadBytes bounds one /api/ingest upload; default 64 MiB.
+	MaxUploadBytes int64
+	// AskTimeout bounds one agent run; default 5 minutes.
+	AskTimeout time.Duration
+}
+
+// Defaults of Config's limits.
+const (
+	DefaultMaxBodyBytes   = 1 << 20
+	DefaultMaxUploadBytes = 64 << 20
+	DefaultAskTimeout     = 5 * time.Minute
+)
+
+// Server is the HTTP server. Create it with New.
+type Server struct {
+	store      graph.Store
+	tools      ToolSet
+	agent      Asker
+	modelName  string
+	ingester   Ingester
+	log        *slog.Logger
+	now        func() time.Time
+	token      string
+	corsOrigin string
+	maxBody    int64
+	maxUpload  int64
+	askTimeout time.Duration
+	pages      *web.Renderer
+	handler    http.Handler
+
+	// streams is cancelled when Serve shuts down, so that long-lived event
+	// streams end instead of holding the shutdown up.
+	streams     context.Context
+	stopStreams context.CancelFunc
+}
+
+// New checks cfg and builds the server's routes.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil || cfg.Tools == nil {
+		return nil, errors.New("httpapi: Store and Tools are required")
+	}
+	pages, err := web.NewRenderer()
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: %w", err)
+	}
+	s := &Server{
+		store: cfg.Store, tools: cfg.Tools, agent: cfg.Agent, modelName: cfg.ModelName, ingester: cfg.Ingester,
+		log: cfg.Log, now: cfg.Now, token: cfg.Token, corsOrigin: cfg.CORSOrigin,
+		maxBody: cfg.MaxBodyBytes, maxUpload: cfg.MaxUploadBytes, askTimeout: cfg.AskTimeout, pages: pages,
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.maxUpload <= 0 {
+		s.maxUpload = DefaultMaxUploadBytes
+	}
+	if s.askTimeout <= 0 {
+		s.askTimeout = DefaultAskTimeout
+	}
+	s.streams, s.stopStreams = context.WithCancel(context.Background())
+	s.handler = s.middleware(s.routes())
+	return s, nil
+}
+
+// route is one entry of the routing table. The OpenAPI test checks that
+// every API route is documented.
+type route struct {
+	method, pattern string
+	handler         http.HandlerFunc
+}
+
+func (s *Server) routeTable() []route {
+	return []route{
+		{"GET", "/healthz", s.handleHealth},
+		{"GET", "/api/openapi.json", s.handleOpenAPI},
+		{"GET", "/api/tools", s.handleListTools},
+		{"POST", "/api/tools/{name}", s.handleCallTool},
+		{"GET", "/api/contracts", s.handleSearchContracts},
+		{"GET", "/api/contracts/{id}", s.handleGetContract},
+		{"GET", "/api/contracts/{id}/graph", s.handleContractGraph},
+		{"GET", "/api/parties/{id}/graph", s.handlePartyGraph},
+		{"GET", "/api/aggregate", s.handleAggregate},
+		{"POST", "/api/ask", s.handleAsk},
+		{"POST", "/api/ingest", s.handleIngest},
+
+		{"GET", "/{$}", s.pageDashboard},
+		{"GET", "/contracts", s.pageContracts},
+		{"GET", "/contracts/{id}", s.pageContract},
+		{"GET", "/contracts/{id}/graph", s.pageContractGraph},
+		{"GET", "/parties/{id}/graph", s.pagePartyGraph},
+		{"GET", "/chat", s.pageChat},
+		{"GET", "/upload", s.pageUpload},
+		{"GET", "/login", s.pageLogin},
+		{"POST", "/login", s.handleLogin},
+	}
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range s.routeTable() {
+		mux.HandleFunc(rt.method+" "+rt.pattern, rt.handler)
+	}
+	mux.Handle("GET /static/", web.Static())
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, &apiError{Code: "not_found", Message: fmt.Sprintf("no API route %s %s; see /api/openapi.json", r.Method, r.URL.Path)})
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.renderError(w, r, http.StatusNotFound, "Not found", "There is no page at "+r.URL.Path+".")
+	})
+	return mux
+}
+
+// Handler returns the server's HTTP handler with all middleware applied.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Server timeouts. Event-stream handlers lift the read and write deadlines
+// for their own connection once the request body has been read.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 5 * time.Minute // long enough for a large upload
+	writeTimeout      = 2 * time.Minute
+	idleTimeout       = 2 * time.Minute
+	shutdownGrace     = 10 * time.Second
+	maxHeaderBytes    = 64 << 10
+)
+
+// ErrTokenRequired is returned by Serve for a listener on a non-loopback
+// address when no token is configured.
+var ErrTokenRequired = errors.New("a token is required to serve on a non-loopback address: set CONTRACTGRAPH_TOKEN")
+
+// Serve serves HTTP on ln until ctx is cancelled, then shuts down
+// gracefully: it stops accepting connections, ends open event streams and
+// waits up to 10 s for requests in flight. It refuses to serve on a
+// non-loopback address without a token. Serve closes ln.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if !isLoopbackAddr(ln.Addr()) && s.token == "" {
+		ln.Close()
+		return fmt.Errorf("serve on %s: %w", ln.Addr(), ErrTokenRequired)
+	}
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	srv.RegisterOnShutdown(s.stopStreams)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		srv.Close()
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// isLoopbackAddr reports whether a listener address is on a loopback
+// interface only (127.0.0.0/8 or ::1). Unspecified addresses (0.0.0.0, ::)
+// listen on every interface and are not loopback.
+func isLoopbackAddr(a net.Addr) bool {
+	switch a := a.(type) {
+	case *net.TCPAddr:
+		return a.IP.IsLoopback()
+	case *net.UnixAddr:
+		return true
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
