@@ -146,9 +146,6 @@ func Validate(c *contract.Contract) (field string, err error) {
 			}
 		}
 	}
-	if c.EffectiveDate != "" && c.EndDate != "" && c.EndDate < c.EffectiveDate {
-		return "end_date", fmt.Errorf("%s is before effective_date %s", c.EndDate, c.EffectiveDate)
-	}
 	if c.ContractType != "" {
 		t, err := contract.ParseContractType(c.ContractType, "")
 		if err != nil {
