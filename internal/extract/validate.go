@@ -1,0 +1,286 @@
+package extract
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/resolve"
+)
+
+// build validates x against text and turns it into a contract. Invalid
+// values are left out of the contract and described in problems, each
+// naming its field, so that they can be shown to the model in a repair
+// round (or reported as warnings after it). Evidence that cannot be
+// located is not a problem: the value is kept and marked unverified.
+func build(id, text string, loc *Locator, x *Extraction) (*contract.Contract, []string) {
+	b := &builder{id: id, text: text, loc: loc}
+	c := &contract.Contract{ID: id, Text: text, Summary: strings.TrimSpace(x.Summary), Title: title(text)}
+
+	if v := b.value("contract_type", x.ContractType); v != "" {
+		t, err := contract.ParseContractType(v, id)
+		if err != nil {
+			b.problem("contract_type", err)
+		} else {
+			c.ContractType = t
+		}
+	}
+	c.EffectiveDate = b.date("effective_date", x.EffectiveDate)
+	c.EndDate = b.date("end_date", x.EndDate)
+	c.Duration = b.duration("duration", x.Duration)
+	c.RenewalTerm = b.duration("renewal_term", x.RenewalTerm)
+	c.NoticePeriod = b.duration("notice_period", x.NoticePeriod)
+	c.Scope = b.value("contract_scope", x.Scope)
+
+	if c.Duration != "" {
+		days, _ := contract.ParseISODuration(c.Duration)
+		c.DurationDays = &days
+		if c.EndDate == "" && c.EffectiveDate != "" {
+			if end, err := contract.DurationEnd(c.EffectiveDate, c.Duration); err == nil {
+				c.EndDate = end
+			}
+		}
+	}
+	if c.EffectiveDate != "" && c.EndDate != "" && c.EndDate < c.EffectiveDate {
+		b.problem("end_date", fmt.Errorf("%s is before effective_date %s", c.EndDate, c.EffectiveDate))
+		c.EndDate = ""
+	}
+
+	if v := b.value("total_amount", x.TotalAmount); v != "" {
+		amount, err := parseAmount(v)
+		if err != nil {
+			b.problem("total_amount", err)
+		} else {
+			c.TotalAmount = &amount
+		}
+	}
+	if v := b.value("currency", x.Currency); v != "" {
+		if code, ok := contract.NormalizeCurrency(v); ok {
+			c.Currency = code
+		} else if len(v) == 3 && strings.ToUpper(v) == v {
+			c.Currency = v
+		} else {
+			b.problem("currency", fmt.Errorf("%q is not an ISO 4217 currency code", v))
+		}
+	}
+	c.GoverningLaw = b.governingLaw(x.GoverningLaw)
+
+	for i, p := range x.Parties {
+		if pr, ok := b.party(i, p); ok {
+			c.Parties = append(c.Parties, pr)
+		}
+	}
+	for i, cl := range x.Clauses {
+		if clause, ok := b.clause(i, cl); ok {
+			c.Clauses = append(c.Clauses, clause)
+		}
+	}
+	c.Evidence = b.evidence
+	return c, b.problems
+}
+
+type builder struct {
+	id, text string
+	loc      *Locator
+	evidence []contract.Evidence
+	problems []string
+}
+
+func (b *builder) problem(field string, err error) {
+	b.problems = append(b.problems, field+": "+err.Error())
+}
+
+// value returns v's trimmed value and records its evidence.
+func (b *builder) value(field string, v Value) string {
+	val := strings.TrimSpace(v.Value)
+	if val == "" {
+		return ""
+	}
+	b.addEvidence(field, val, v.Evidence)
+	return val
+}
+
+func (b *builder) addEvidence(field, value, quote string) {
+	ev := contract.Evidence{Field: field, Value: value, Quote: strings.TrimSpace(quote)}
+	if m, ok := b.loc.Locate(ev.Quote); ok {
+		// Store the document's own words so that Text[Start:End] == Quote.
+		ev.Start, ev.End, ev.Verified = m.Start, m.End, true
+		ev.Quote = b.text[m.Start:m.End]
+	}
+	b.evidence = append(b.evidence, ev)
+}
+
+func (b *builder) date(field string, v Value) string {
+	s := b.value(field, v)
+	if s == "" {
+		return ""
+	}
+	d, err := contract.NormalizeDate(s)
+	if err != nil {
+		b.problem(field, err)
+		b.dropEvidence(field)
+		return ""
+	}
+	b.setEvidenceValue(field, d)
+	return d
+}
+
+func (b *builder) duration(field string, v Value) string {
+	s := strings.ToUpper(strings.ReplaceAll(b.value(field, v), " ", ""))
+	if s == "" {
+		return ""
+	}
+	if _, err := contract.ParseISODuration(s); err != nil {
+		b.problem(field, fmt.Errorf("%q is not an ISO 8601 duration such as P1Y, P6M or P30D", v.Value))
+		b.dropEvidence(field)
+		return ""
+	}
+	b.setEvidenceValue(field, s)
+	return s
+}
+
+func (b *builder) dropEvidence(field string) {
+	if n := len(b.evidence); n > 0 && b.evidence[n-1].Field == field {
+		b.evidence = b.evidence[:n-1]
+	}
+}
+
+func (b *builder) setEvidenceValue(field, v string) {
+	if n := len(b.evidence); n > 0 && b.evidence[n-1].Field == field {
+		b.evidence[n-1].Value = v
+	}
+}
+
+func (b *builder) governingLaw(g GoverningLaw) *contract.Location {
+	country, state := strings.TrimSpace(g.Country), strings.TrimSpace(g.State)
+	if country == "" && state == "" {
+		return nil
+	}
+	loc := &contract.Location{}
+	if country != "" {
+		code, ok := contract.NormalizeCountry(country)
+		if !ok {
+			b.problem("governing_law.country", fmt.Errorf("unknown country %q", country))
+			return nil
+		}
+		loc.Country = code
+	}
+	if state != "" {
+		if loc.Country == "" {
+			if code, ok := contract.NormalizeUSState(state); ok {
+				loc.Country = "US"
+				loc.State = code
+			}
+		}
+		if loc.State == "" {
+			loc.State = contract.NormalizeState(loc.Country, state)
+		}
+	}
+	b.addEvidence("governing_law", strings.Trim(loc.State+", "+loc.Country, ", "), g.Evidence)
+	return loc
+}
+
+func (b *builder) party(i int, p Party) (contract.PartyRole, bool) {
+	field := fmt.Sprintf("parties[%d]", i)
+	name := contract.CleanPartyName(p.Name)
+	switch {
+	case name == "":
+		b.problem(field+".name", fmt.Errorf("empty name"))
+		return contract.PartyRole{}, false
+	case resolve.IsRoleWord(name):
+		b.problem(field+".name", fmt.Errorf("%q is a role word, not the party's name; give the legal name the contract defines it as", name))
+		return contract.PartyRole{}, false
+	}
+	pr := contract.PartyRole{Name: name, Role: strings.TrimSpace(p.Role)}
+	l := p.Location
+	loc := &contract.Location{Address: strings.TrimSpace(l.Address), City: strings.TrimSpace(l.City)}
+	if c := strings.TrimSpace(l.Country); c != "" {
+		if code, ok := contract.NormalizeCountry(c); ok {
+			loc.Country = code
+		} else {
+			b.problem(field+".location.country", fmt.Errorf("unknown country %q", c))
+		}
+	}
+	if s := strings.TrimSpace(l.State); s != "" {
+		if loc.Country == "" {
+			if _, ok := contract.NormalizeUSState(s); ok {
+				loc.Country = "US"
+			}
+		}
+		loc.State = contract.NormalizeState(loc.Country, s)
+	}
+	if !loc.IsZero() {
+		pr.Location = loc
+	}
+	quote := p.Evidence
+	if strings.TrimSpace(quote) == "" {
+		quote = name
+	}
+	b.addEvidence(field+".name", name, quote)
+	return pr, true
+}
+
+func (b *builder) clause(i int, cv ClauseValue) (contract.Clause, bool) {
+	field := fmt.Sprintf("clauses[%d]", i)
+	typ, group, err := contract.ParseClauseType(cv.ClauseType)
+	if err != nil {
+		b.problem(field+".clause_type", err)
+		return contract.Clause{}, false
+	}
+	text := strings.TrimSpace(cv.Text)
+	if text == "" {
+		b.problem(field+".text", fmt.Errorf("empty clause text"))
+		return contract.Clause{}, false
+	}
+	cl := contract.Clause{Type: typ, Group: group, Summary: strings.TrimSpace(cv.Summary), Text: text}
+	if m, ok := b.loc.Locate(text); ok {
+		cl.Start, cl.End, cl.Verified = m.Start, m.End, true
+		cl.Text = b.text[m.Start:m.End]
+	}
+	return cl, true
+}
+
+// parseAmount reads a plain number, tolerating thousands separators,
+// currency symbols and codes the model left in.
+func parseAmount(s string) (float64, error) {
+	clean := strings.Map(func(r rune) rune {
+		switch {
+		case r >= '0' && r <= '9', r == '.', r == '-':
+			return r
+		case r == ',', r == ' ', r == '$', r == '€', r == '£', r == '¥':
+			return -1
+		}
+		return r
+	}, s)
+	clean = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(clean, "USD"), "USD"))
+	f, err := strconv.ParseFloat(clean, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a plain number such as 250000.00", s)
+	}
+	if f < 0 {
+		return 0, fmt.Errorf("%q is negative", s)
+	}
+	return f, nil
+}
+
+// title is the document's first non-blank line, trimmed of Markdown
+// heading marks and cut to 200 bytes at a character boundary.
+func title(text string) string {
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#*"))
+		line = strings.TrimSpace(strings.Trim(line, "*"))
+		if line == "" {
+			continue
+		}
+		if len(line) > 200 {
+			cut := 200
+			for cut > 0 && !isRuneStart(line[cut]) {
+				cut--
+			}
+			line = strings.TrimSpace(line[:cut])
+		}
+		return line
+	}
+	return ""
+}
