@@ -152,7 +152,7 @@ func cmpIgnoreBulk() cmp.Option {
 func TestEvidenceNotInTextIsUnverified(t *testing.T) {
 	x := good()
 	x.EffectiveDate.Evidence = "effective from the first of March 2019" // a paraphrase
-	x.Clauses[0].Text = "The laws of New York govern this contract."  // not in the text
+	x.Clauses[0].Text = "The laws of New York govern this contract."    // not in the text
 	srv := extracttest.NewServer(t, func(int, extracttest.Request) extracttest.Reply { return extracttest.JSON(x, 10, 10) })
 	res, err := newExtractor(t, srv.Model(t), extract.Options{}).Extract(context.Background(), "s", supplyText)
 	if err != nil {
