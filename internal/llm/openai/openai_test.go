@@ -1,0 +1,456 @@
+package openai_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/llm/openai"
+	"github.com/google/go-cmp/cmp"
+)
+
+// fake is an OpenAI-compatible server that answers each request with the
+// next scripted handler and records what it received.
+type fake struct {
+	t       *testing.T
+	srv     *httptest.Server
+	mu      sync.Mutex
+	replies []http.HandlerFunc
+	reqs    []recorded
+}
+
+type recorded struct {
+	Path   string
+	Query  string
+	Header http.Header
+	Body   map[string]any
+}
+
+func newFake(t *testing.T, replies ...http.HandlerFunc) *fake {
+	f := &fake{t: t, replies: replies}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Errorf("request body is not JSON: %v: %s", err, raw)
+		}
+		f.mu.Lock()
+		n := len(f.reqs)
+		f.reqs = append(f.reqs, recorded{Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
+		f.mu.Unlock()
+		if n >= len(f.replies) {
+			t.Errorf("unexpected request %d to %s", n+1, r.URL.Path)
+			http.Error(w, "no more replies", http.StatusInternalServerError)
+			return
+		}
+		f.replies[n](w, r)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fake) requests() []recorded {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]recorded(nil), f.reqs...)
+}
+
+func jsonReply(v any) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(v)
+	}
+}
+
+func completion(msg map[string]any, finish string) http.HandlerFunc {
+	return jsonReply(map[string]any{
+		"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+		"usage":   map[string]any{"prompt_tokens": 42, "completion_tokens": 7, "total_tokens": 49},
+	})
+}
+
+func textReply(text string) http.HandlerFunc {
+	return completion(map[string]any{"role": "assistant", "content": text}, "stop")
+}
+
+func errorReply(code int, header map[string]string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range header {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, `{"error":{"message":"status %d from fake","type":"x","param":null,"code":null}}`, code)
+	}
+}
+
+func sse(chunks ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range chunks {
+			fmt.Fprintf(w, "data: %s\n\n", c)
+			w.(http.Flusher).Flush()
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}
+}
+
+func newModel(t *testing.T, f *fake, mod func(*openai.Config)) *openai.Model {
+	cfg := openai.Config{Model: "gpt-test", APIKey: "sk-test", BaseURL: f.srv.URL + "/v1",
+		Retry: llm.Retry{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}}
+	if mod != nil {
+		mod(&cfg)
+	}
+	m, err := openai.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+var searchTool = llm.ToolDef{
+	Name:        "contract_search",
+	Description: "Find contracts.",
+	InputSchema: json.RawMessage(`{"type":"object","properties":{"contract_type":{"type":"string"}},"additionalProperties":false}`),
+}
+
+func TestToolCallRoundTrip(t *testing.T) {
+	f := newFake(t,
+		completion(map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{
+			map[string]any{"id": "call_a", "type": "function", "function": map[string]any{"name": "contract_search", "arguments": `{"contract_type":"Distributor"}`}},
+			map[string]any{"id": "call_b", "type": "function", "function": map[string]any{"name": "get_contract", "arguments": `{"contract_id":"c1"}`}},
+		}}, "tool_calls"),
+		textReply("There are 3 distributor agreements."),
+	)
+	m := newModel(t, f, nil)
+	ctx := context.Background()
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "be precise"}, {Role: llm.RoleUser, Content: "how many?"}}
+	temp := 0.0
+	r1, err := m.Generate(ctx, &llm.Request{Messages: msgs, Tools: []llm.ToolDef{searchTool}, Temperature: &temp, MaxTokens: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.ToolCall{
+		{ID: "call_a", Name: "contract_search", Arguments: json.RawMessage(`{"contract_type":"Distributor"}`)},
+		{ID: "call_b", Name: "get_contract", Arguments: json.RawMessage(`{"contract_id":"c1"}`)},
+	}
+	if diff := cmp.Diff(want, r1.Message.ToolCalls); diff != "" {
+		t.Errorf("tool calls (-want +got):\n%s", diff)
+	}
+	if r1.Usage != (llm.Usage{InputTokens: 42, OutputTokens: 7}) || r1.FinishReason != "tool_calls" {
+		t.Errorf("usage %+v finish %q", r1.Usage, r1.FinishReason)
+	}
+	msgs = append(msgs, r1.Message,
+		llm.Message{Role: llm.RoleTool, ToolCallID: "call_a", Name: "contract_search", Content: `{"total_count":3}`},
+		llm.Message{Role: llm.RoleTool, ToolCallID: "call_b", Name: "get_contract", Content: `{"error":"not found"}`})
+	r2, err := m.Generate(ctx, &llm.Request{Messages: msgs, Tools: []llm.ToolDef{searchTool}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Message.Content != "There are 3 distributor agreements." || len(r2.Message.ToolCalls) != 0 {
+		t.Errorf("second reply = %+v", r2.Message)
+	}
+
+	reqs := f.requests()
+	if reqs[0].Path != "/v1/chat/completions" || reqs[0].Header.Get("Authorization") != "Bearer sk-test" {
+		t.Errorf("path %q auth %q", reqs[0].Path, reqs[0].Header.Get("Authorization"))
+	}
+	first := reqs[0].Body
+	wantTools := []any{map[string]any{"type": "function", "function": map[string]any{
+		"name": "contract_search", "description": "Find contracts.",
+		"parameters": map[string]any{"type": "object", "properties": map[string]any{"contract_type": map[string]any{"type": "string"}}, "additionalProperties": false},
+	}}}
+	if diff := cmp.Diff(wantTools, first["tools"]); diff != "" {
+		t.Errorf("tools sent (-want +got):\n%s", diff)
+	}
+	if first["model"] != "gpt-test" || first["temperature"] != 0.0 || first["max_completion_tokens"] != 100.0 {
+		t.Errorf("model/temperature/max tokens = %v %v %v", first["model"], first["temperature"], first["max_completion_tokens"])
+	}
+	wantMsgs := []any{
+		map[string]any{"role": "system", "content": "be precise"},
+		map[string]any{"role": "user", "content": "how many?"},
+		map[string]any{"role": "assistant", "tool_calls": []any{
+			map[string]any{"id": "call_a", "type": "function", "function": map[string]any{"name": "contract_search", "arguments": `{"contract_type":"Distributor"}`}},
+			map[string]any{"id": "call_b", "type": "function", "function": map[string]any{"name": "get_contract", "arguments": `{"contract_id":"c1"}`}},
+		}},
+		map[string]any{"role": "tool", "tool_call_id": "call_a", "content": `{"total_count":3}`},
+		map[string]any{"role": "tool", "tool_call_id": "call_b", "content": `{"error":"not found"}`},
+	}
+	if diff := cmp.Diff(wantMsgs, reqs[1].Body["messages"]); diff != "" {
+		t.Errorf("second request messages (-want +got):\n%s", diff)
+	}
+}
+
+type summary struct {
+	Count int    `json:"count"`
+	Type  string `json:"type"`
+}
+
+func TestStructuredOutput(t *testing.T) {
+	f := newFake(t, textReply(`{"count":3,"type":"Distributor"}`))
+	m := newModel(t, f, nil)
+	got, _, err := llm.GenerateData[summary](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != (summary{Count: 3, Type: "Distributor"}) {
+		t.Errorf("got %+v", got)
+	}
+	rf := f.requests()[0].Body["response_format"].(map[string]any)
+	js := rf["json_schema"].(map[string]any)
+	schema := js["schema"].(map[string]any)
+	if rf["type"] != "json_schema" || js["name"] != "summary" || schema["type"] != "object" {
+		t.Errorf("response_format = %v", rf)
+	}
+	if diff := cmp.Diff([]any{"count", "type"}, schema["required"]); diff != "" {
+		t.Errorf("schema required (-want +got):\n%s", diff)
+	}
+}
+
+func TestMalformedJSONFromModel(t *testing.T) {
+	f := newFake(t, textReply(`{"count": three}`))
+	m := newModel(t, f, nil)
+	_, resp, err := llm.GenerateData[summary](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
+	var pe *llm.ParseError
+	if !errors.As(err, &pe) || pe.Raw != `{"count": three}` || resp == nil {
+		t.Fatalf("err = %v, want ParseError with the raw reply", err)
+	}
+}
+
+func TestStreaming(t *testing.T) {
+	chunk := func(delta string, finish string) string {
+		fr := "null"
+		if finish != "" {
+			fr = `"` + finish + `"`
+		}
+		return `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + fr + `}]}`
+	}
+	f := newFake(t,
+		sse(
+			chunk(`{"role":"assistant","content":"Looking"}`, ""),
+			chunk(`{"content":" it up."}`, ""),
+			chunk(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"contract_search","arguments":""}}]}`, ""),
+			chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"contract_"}}]}`, ""),
+			chunk(`{"tool_calls":[{"index":1,"id":"call_2","type":"function","function":{"name":"party_search","arguments":"{\"name\":"}}]}`, ""),
+			chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"type\":\"Distributor\"}"}}]}`, ""),
+			chunk(`{"tool_calls":[{"index":1,"function":{"arguments":"\"Acme\"}"}}]}`, ""),
+			chunk(`{}`, "tool_calls"),
+			`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":11,"completion_tokens":22,"total_tokens":33}}`,
+		),
+	)
+	m := newModel(t, f, nil)
+	var text strings.Builder
+	var names []string
+	resp, err := m.Stream(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}, Tools: []llm.ToolDef{searchTool}},
+		func(d llm.Delta) error {
+			text.WriteString(d.Text)
+			if d.ToolCallName != "" {
+				names = append(names, d.ToolCallName)
+			}
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text.String() != "Looking it up." || resp.Message.Content != "Looking it up." {
+		t.Errorf("streamed %q, content %q", text.String(), resp.Message.Content)
+	}
+	want := []llm.ToolCall{
+		{ID: "call_1", Name: "contract_search", Arguments: json.RawMessage(`{"contract_type":"Distributor"}`)},
+		{ID: "call_2", Name: "party_search", Arguments: json.RawMessage(`{"name":"Acme"}`)},
+	}
+	if diff := cmp.Diff(want, resp.Message.ToolCalls); diff != "" {
+		t.Errorf("assembled tool calls (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"contract_search", "party_search"}, names); diff != "" {
+		t.Errorf("tool names announced (-want +got):\n%s", diff)
+	}
+	if resp.Usage != (llm.Usage{InputTokens: 11, OutputTokens: 22}) || resp.FinishReason != "tool_calls" {
+		t.Errorf("usage %+v finish %q", resp.Usage, resp.FinishReason)
+	}
+	body := f.requests()[0].Body
+	if body["stream"] != true || body["stream_options"].(map[string]any)["include_usage"] != true {
+		t.Errorf("stream flags = %v %v", body["stream"], body["stream_options"])
+	}
+}
+
+func TestStreamCallbackErrorStops(t *testing.T) {
+	f := newFake(t, sse(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`))
+	m := newModel(t, f, nil)
+	stop := errors.New("client went away")
+	_, err := m.Stream(context.Background(), &llm.Request{}, func(llm.Delta) error { return stop })
+	if !errors.Is(err, stop) || len(f.requests()) != 1 {
+		t.Errorf("err = %v after %d requests; want the callback's error, no retry", err, len(f.requests()))
+	}
+}
+
+func TestRateLimitThenSuccess(t *testing.T) {
+	f := newFake(t, errorReply(429, map[string]string{"Retry-After": "1"}), textReply("ok"))
+	m := newModel(t, f, nil)
+	start := time.Now()
+	r, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Message.Content != "ok" || len(f.requests()) != 2 {
+		t.Errorf("reply %q after %d requests", r.Message.Content, len(f.requests()))
+	}
+	if waited := time.Since(start); waited < time.Second {
+		t.Errorf("retried after %v, want ≥ the server's Retry-After of 1s", waited)
+	}
+}
+
+func TestStreamRateLimitThenSuccess(t *testing.T) {
+	f := newFake(t, errorReply(429, map[string]string{"Retry-After-Ms": "50"}),
+		sse(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"fine"},"finish_reason":"stop"}]}`))
+	m := newModel(t, f, nil)
+	r, err := m.Stream(context.Background(), &llm.Request{}, func(llm.Delta) error { return nil })
+	if err != nil || r.Message.Content != "fine" {
+		t.Fatalf("reply %+v, err %v", r, err)
+	}
+}
+
+func TestServerErrorsExhaustRetries(t *testing.T) {
+	f := newFake(t, errorReply(500, nil), errorReply(502, nil), errorReply(503, nil))
+	m := newModel(t, f, nil)
+	_, err := m.Generate(context.Background(), &llm.Request{})
+	if !errors.Is(err, llm.ErrUnavailable) {
+		t.Fatalf("err = %v, want ErrUnavailable", err)
+	}
+	var ae *llm.APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 503 || !strings.Contains(err.Error(), "after 3 attempts") {
+		t.Errorf("err = %v, want the last status and the attempt count", err)
+	}
+	if n := len(f.requests()); n != 3 {
+		t.Errorf("%d requests, want 3", n)
+	}
+}
+
+func TestAuthErrorNotRetried(t *testing.T) {
+	f := newFake(t, errorReply(401, nil))
+	m := newModel(t, f, nil)
+	_, err := m.Generate(context.Background(), &llm.Request{})
+	if !errors.Is(err, llm.ErrAuth) || len(f.requests()) != 1 || !strings.Contains(err.Error(), "status 401 from fake") {
+		t.Errorf("err = %v after %d requests", err, len(f.requests()))
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	m := newModel(t, f, func(c *openai.Config) { c.Timeout = 100 * time.Millisecond })
+	start := time.Now()
+	_, err := m.Generate(context.Background(), &llm.Request{})
+	if !errors.Is(err, llm.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("took %v, want about the 100ms timeout", el)
+	}
+	if n := len(f.requests()); n != 1 {
+		t.Errorf("%d requests, want 1 (timeouts are not retried)", n)
+	}
+}
+
+func TestContextCancel(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	m := newModel(t, f, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err := m.Generate(ctx, &llm.Request{})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	m, err := openai.New(openai.Config{Model: "x", BaseURL: url + "/v1", Retry: llm.Retry{MaxAttempts: 2, BaseDelay: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Generate(context.Background(), &llm.Request{})
+	if !errors.Is(err, llm.ErrUnavailable) {
+		t.Errorf("err = %v, want ErrUnavailable", err)
+	}
+}
+
+func TestEmbed(t *testing.T) {
+	f := newFake(t, jsonReply(map[string]any{
+		"object": "list", "model": "emb",
+		"data": []any{
+			map[string]any{"object": "embedding", "index": 1, "embedding": []float64{0, 1}},
+			map[string]any{"object": "embedding", "index": 0, "embedding": []float64{1, 0.5}},
+		},
+		"usage": map[string]any{"prompt_tokens": 6, "total_tokens": 6},
+	}))
+	m := newModel(t, f, func(c *openai.Config) { c.EmbeddingModel = "text-embedding-3-small" })
+	vs, usage, err := m.Embed(context.Background(), []string{"first", "second"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([][]float32{{1, 0.5}, {0, 1}}, vs); diff != "" {
+		t.Errorf("vectors (-want +got):\n%s", diff)
+	}
+	body := f.requests()[0].Body
+	if usage.InputTokens != 6 || body["model"] != "text-embedding-3-small" || f.requests()[0].Path != "/v1/embeddings" {
+		t.Errorf("usage %+v body %v", usage, body)
+	}
+	if diff := cmp.Diff([]any{"first", "second"}, body["input"]); diff != "" {
+		t.Errorf("input (-want +got):\n%s", diff)
+	}
+}
+
+func TestAzure(t *testing.T) {
+	f := newFake(t, textReply("from azure"))
+	m, err := openai.New(openai.Config{Name: "azure", Model: "my-deploy", APIKey: "az-key",
+		AzureEndpoint: f.srv.URL, AzureAPIVersion: "2024-10-21"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := f.requests()[0]
+	if r.Message.Content != "from azure" || req.Path != "/openai/deployments/my-deploy/chat/completions" ||
+		req.Query != "api-version=2024-10-21" || req.Header.Get("Api-Key") != "az-key" || req.Header.Get("Authorization") != "" {
+		t.Errorf("azure request path %q query %q headers %v", req.Path, req.Query, req.Header)
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	tests := []struct {
+		cfg  openai.Config
+		want error
+	}{
+		{openai.Config{}, llm.ErrNoModel},
+		{openai.Config{Model: "gpt-4o"}, llm.ErrAuth},
+		{openai.Config{Model: "d", AzureEndpoint: "https://x.openai.azure.com"}, llm.ErrAuth},
+		{openai.Config{Model: "d", APIKey: "k", AzureEndpoint: "https://x.openai.azure.com"}, llm.ErrBadRequest},
+	}
+	for _, tt := range tests {
+		if _, err := openai.New(tt.cfg); !errors.Is(err, tt.want) {
+			t.Errorf("New(%+v) err = %v, want %v", tt.cfg, err, tt.want)
+		}
+	}
+	if _, err := openai.New(openai.Config{Model: "qwen2.5:7b", BaseURL: "http://localhost:11434/v1"}); err != nil {
+		t.Errorf("a local server needs no key: %v", err)
+	}
+}
