@@ -18,7 +18,7 @@ func newStatsCmd(a *app) *cobra.Command {
 		Short: "Count the graph's nodes by label and relationships by type",
 		Long: "Count the graph's nodes by label (Contract, Party, Location, Clause, Chunk, Statute) and its\n" +
 			"relationships by type (PARTY_TO, HAS_LOCATION, HAS_GOVERNING_LAW, HAS_CLAUSE, HAS_CHUNK).",
-		Args: cobra.NoArgs,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			store, err := a.openExistingStore(cmd.Context())
 			if err != nil {

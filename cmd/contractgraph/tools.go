@@ -37,7 +37,7 @@ func newToolsListCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "Print the tools as a JSON array of {name, description, input_schema}",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			// Listing needs no data: without a database the set is built
@@ -74,7 +74,7 @@ func newToolsCallCmd(a *app) *cobra.Command {
 		Example: `  contractgraph tools call contract_search '{"contract_type":"Distributor","min_end_date":"2005-01-01"}'
   contractgraph tools call contract_aggregate '{"group_by":"governing_law_state","metric":"count","limit":3}'
   echo '{"contract_id":"demo-saas-msa"}' | contractgraph tools call get_contract -`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: usageArgs(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			name := args[0]
@@ -110,6 +110,16 @@ func newToolsCallCmd(a *app) *cobra.Command {
 			_, err = fmt.Fprintf(a.stdout, "%s\n", out)
 			return err
 		},
+	}
+}
+
+// usageArgs makes a wrong number of arguments a usage error (exit 2).
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usageError(err)
+		}
+		return nil
 	}
 }
 

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
+	"github.com/contractgraph/contractgraph/internal/importer"
+	"github.com/contractgraph/contractgraph/internal/tools"
+)
+
+// runContractgraph runs the CLI in-process, as main does, and returns what
+// it printed and its exit code.
+func runContractgraph(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out bytes.Buffer
+	errFile, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer errFile.Close()
+	a := newApp(strings.NewReader(stdin), &out, errFile)
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	code = exitCode(root.ExecuteContext(context.Background()), errFile)
+	if _, err := errFile.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	errBytes, err := io.ReadAll(errFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), string(errBytes), code
+}
+
+// sharedData returns ../shared beside the module root, or skips the test.
+func sharedData(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("module root not found")
+		}
+		dir = parent
+	}
+	shared := filepath.Join(filepath.Dir(dir), "shared")
+	if _, err := os.Stat(filepath.Join(shared, "questions", "dev_calls.json")); err != nil {
+		t.Skipf("shared data not found at %s (../shared must sit beside the repository)", shared)
+	}
+	return shared
+}
+
+// referenceDB imports contract_data.json into a fresh SQLite file and
+// returns its path.
+func referenceDB(t *testing.T, shared string) string {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "reference.db")
+	store, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var all []*contract.Contract
+	src := filepath.Join(shared, "data", "legal-tech-chat", "contract_data.json")
+	err = importer.Read(ctx, src, importer.Options{}, func(r importer.Record) error {
+		if r.Err != nil {
+			return r.Err
+		}
+		all = append(all, r.Contract)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := store.PutContracts(ctx, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range outs {
+		if o.Status == graph.PutFailed {
+			t.Fatalf("put %s: %v", o.ID, o.Err)
+		}
+	}
+	return path
+}
+
+type devCallEntry struct {
+	ID     string          `json:"id"`
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args"`
+	Result struct {
+		TotalCount int `json:"total_count"`
+		Examples   []struct {
+			ContractID string `json:"contract_id"`
+		} `json:"examples"`
+		Groups []struct {
+			Key   any `json:"key"`
+			Count int `json:"count"`
+		} `json:"groups"`
+	} `json:"result"`
+}
+
+// TestToolsCallDevCalls runs every dev call through `contractgraph tools
+// call` and checks that it prints exactly the tool's JSON result; a few
+// calls whose gold answer is unaffected by normalisation are compared with
+// the gold values too (all 22 are checked in internal/tools).
+func TestToolsCallDevCalls(t *testing.T) {
+	shared := sharedData(t)
+	db := referenceDB(t, shared)
+	b, err := os.ReadFile(filepath.Join(shared, "questions", "dev_gold.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []devCallEntry
+	if err := json.Unmarshal(b, &calls); err != nil {
+		t.Fatal(err)
+	}
+	store, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	set := tools.New(store, tools.Options{})
+	for _, c := range calls {
+		stdout, stderr, code := runContractgraph(t, "", "--db", db, "tools", "call", c.Tool, string(c.Args))
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", c.ID, code, stderr)
+			continue
+		}
+		want, err := set.Call(context.Background(), c.Tool, c.Args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stdout != string(want)+"\n" {
+			t.Errorf("%s: stdout is not exactly the tool result:\n got %s\nwant %s", c.ID, stdout, want)
+		}
+		var got struct {
+			TotalCount int `json:"total_count"`
+			Examples   []struct {
+				ContractID string `json:"contract_id"`
+			} `json:"examples"`
+			Groups []graph.Group `json:"groups"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		switch c.ID {
+		case "d01", "d03", "d06", "d11", "d14", "d20", "d22":
+			if got.TotalCount != c.Result.TotalCount {
+				t.Errorf("%s: total_count %d, gold %d", c.ID, got.TotalCount, c.Result.TotalCount)
+			}
+		case "d12", "d13":
+			if len(got.Examples) == 0 || got.Examples[0].ContractID != c.Result.Examples[0].ContractID {
+				t.Errorf("%s: first example %+v, gold %s", c.ID, got.Examples, c.Result.Examples[0].ContractID)
+			}
+		case "d21":
+			if len(got.Groups) != 1 || got.Groups[0].Key != c.Result.Groups[0].Key || got.Groups[0].Count != c.Result.Groups[0].Count {
+				t.Errorf("%s: groups %+v, gold %+v", c.ID, got.Groups, c.Result.Groups)
+			}
+		}
+	}
+
+	// Arguments from stdin.
+	stdout, stderr, code := runContractgraph(t, `{"contract_type":"Distributor","min_end_date":"2005-01-01","max_end_date":"2005-12-31"}`,
+		"--db", db, "tools", "call", "contract_search", "-")
+	if code != 0 || !strings.HasPrefix(stdout, `{"total_count":1,`) {
+		t.Errorf("stdin arguments: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	// The stats of the same store.
+	stdout, stderr, code = runContractgraph(t, "", "--db", db, "stats", "--json")
+	var st graph.Stats
+	if code != 0 || json.Unmarshal([]byte(stdout), &st) != nil || st.Nodes["Contract"] != 510 || st.Relationships["PARTY_TO"] == 0 {
+		t.Errorf("stats --json: exit %d, %q, %q", code, stdout, stderr)
+	}
+	stdout, _, code = runContractgraph(t, "", "--db", db, "stats")
+	if code != 0 || !strings.Contains(stdout, "Nodes\n") || !strings.Contains(stdout, "Relationships\n") {
+		t.Errorf("stats: exit %d, %q", code, stdout)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "Contract" && f[1] != "510" {
+			t.Errorf("stats table says %s contracts, want 510", f[1])
+		}
+	}
+}
+
+// TestToolsCallErrors checks the exit codes and messages of bad calls.
+func TestToolsCallErrors(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "empty.db")
+	store, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string
+	}{
+		{"bad contract type", []string{"--db", db, "tools", "call", "contract_search", `{"contract_type":"Lease"}`}, 2,
+			[]string{"contract_type", `"Lease"`, "valid values:", "Distributor"}},
+		{"bad group_by", []string{"--db", db, "tools", "call", "contract_aggregate", `{"group_by":"colour"}`}, 2,
+			[]string{"group_by", "valid values:", "governing_law_state"}},
+		{"bad date", []string{"--db", db, "tools", "call", "contract_search", `{"as_of":"01/02/2020"}`}, 2,
+			[]string{"as_of", "YYYY-MM-DD"}},
+		{"unknown argument", []string{"--db", db, "tools", "call", "party_search", `{"nam":"x"}`}, 2,
+			[]string{"nam", "unknown argument", "name"}},
+		{"not JSON", []string{"--db", db, "tools", "call", "contract_search", `{contract_type: Service}`}, 2,
+			[]string{"not valid JSON"}},
+		{"unknown tool", []string{"--db", db, "tools", "call", "drop_tables", `{}`}, 2,
+			[]string{"unknown tool", "contract_search", "clause_search"}},
+		{"missing contract", []string{"--db", db, "tools", "call", "get_contract", `{"contract_id":"nope"}`}, 1,
+			[]string{"nope", "not found"}},
+		{"missing database", []string{"--db", filepath.Join(t.TempDir(), "absent.db"), "tools", "call", "contract_search"}, 2,
+			[]string{"no database at", "contractgraph demo"}},
+		{"missing database stats", []string{"--db", filepath.Join(t.TempDir(), "absent.db"), "stats"}, 2,
+			[]string{"no database at"}},
+		{"unknown store", []string{"--db", db, "--store", "postgres", "tools", "call", "contract_search"}, 2,
+			[]string{"postgres", "sqlite, neo4j"}},
+		{"no tool name", []string{"--db", db, "tools", "call"}, 2, []string{"arg"}},
+		{"extra stats argument", []string{"--db", db, "stats", "everything"}, 2, []string{"unknown command"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runContractgraph(t, "", tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, tt.code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q, want nothing", stdout)
+			}
+			for _, s := range tt.contains {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr %q lacks %q", stderr, s)
+				}
+			}
+		})
+	}
+}
+
+// TestToolsList checks the listing works without a database and describes
+// every tool with a JSON Schema.
+func TestToolsList(t *testing.T) {
+	stdout, stderr, code := runContractgraph(t, "", "--db", filepath.Join(t.TempDir(), "absent.db"), "tools", "list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var list []struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description"`
+		InputSchema map[string]any `json:"input_schema"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil {
+		t.Fatalf("tools list is not a JSON array of tools: %v\n%s", err, stdout)
+	}
+	names := map[string]bool{}
+	for _, tool := range list {
+		names[tool.Name] = true
+		if tool.Description == "" || tool.InputSchema["type"] != "object" {
+			t.Errorf("%s: description %q, schema type %v", tool.Name, tool.Description, tool.InputSchema["type"])
+		}
+	}
+	for _, want := range []string{"contract_search", "contract_aggregate", "party_search", "get_contract", "clause_search"} {
+		if !names[want] {
+			t.Errorf("tools list lacks %s", want)
+		}
+	}
+}
