@@ -196,3 +196,62 @@ func TestPutGetRoundTrip(t *testing.T) {
 		t.Errorf("re-put of GetContract's result: %s (%v), want unchanged", out[0].Status, out[0].Err)
 	}
 }
+
+// A failure in the middle of writing a contract (here a trigger rejecting
+// its second clause, after its row, parties and first clause are written)
+// rolls back that contract alone.
+func TestWriteFailureRollsBackOneContract(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	if _, err := s.wdb.Exec(`CREATE TRIGGER boom BEFORE INSERT ON clauses WHEN NEW.type = 'Boom'
+		BEGIN SELECT RAISE(ABORT, 'boom clause'); END`); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(id, party string, types ...string) *contract.Contract {
+		c := &contract.Contract{ID: id, Title: id + " title", Parties: []contract.PartyRole{{Name: party, Location: &contract.Location{Country: "NZ"}}}}
+		for _, typ := range types {
+			c.Clauses = append(c.Clauses, contract.Clause{Type: typ, Summary: "clause of " + id})
+		}
+		return c
+	}
+	out, err := s.PutContracts(ctx, []*contract.Contract{
+		mk("a", "Alpha Party", "Insurance"),
+		mk("b", "Bravo Only Party", "Insurance", "Boom"),
+		mk("c", "Charlie Party", "Insurance"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range out {
+		got = append(got, o.ID+":"+string(o.Status))
+	}
+	if diff := cmp.Diff([]string{"a:created", "b:failed", "c:created"}, got); diff != "" {
+		t.Fatalf("outcomes (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(out[1].Err.Error(), "boom clause") || !strings.Contains(out[1].Err.Error(), `"b"`) {
+		t.Errorf("failure = %v, want the trigger's message and the contract id", out[1].Err)
+	}
+	for _, q := range []string{
+		`SELECT count(*) FROM contracts WHERE id = 'b'`,
+		`SELECT count(*) FROM parties WHERE name = 'Bravo Only Party'`,
+		`SELECT count(*) FROM clauses WHERE summary = 'clause of b'`,
+		`SELECT count(*) FROM contract_fts WHERE contract_fts MATCH '"b"'`,
+		`SELECT count(*) FROM passage_fts WHERE passage_fts MATCH 'b'`,
+	} {
+		var n int
+		if err := s.rdb.QueryRow(q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%s = %d after the failed put, want 0", q, n)
+		}
+	}
+	st, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Nodes["Contract"] != 2 || st.Nodes["Party"] != 2 || st.Nodes["Clause"] != 2 || st.Nodes["Location"] != 1 {
+		t.Errorf("stats = %+v", st)
+	}
+}
