@@ -125,10 +125,12 @@ func (s *Server) cors(next http.Handler) http.Handler {
 
 // checkHost defends a loopback server without a token against DNS
 // rebinding: a page on evil.example resolving to 127.0.0.1 sends
-// "Host: evil.example", which a local server must not answer.
+// "Host: evil.example", which a local server must not answer. Requests that
+// did not arrive over a loopback connection are left alone.
 func (s *Server) checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.token == "" && !loopbackHost(r.Host) {
+		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		if s.token == "" && local != nil && isLoopbackAddr(local) && !loopbackHost(r.Host) {
 			writeError(w, http.StatusForbidden, &apiError{Code: codeForbidden,
 				Message: fmt.Sprintf("host %q is not a loopback name; a server without a token answers only localhost, 127.0.0.1 and [::1]", r.Host)})
 			return

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/contractgraph/contractgraph/internal/agent"
@@ -182,8 +183,23 @@ func (s *Server) routes() http.Handler {
 		mux.HandleFunc(rt.method+" "+rt.pattern, rt.handler)
 	}
 	mux.Handle("GET /static/", web.Static())
+	// Unrouted API requests get a JSON error: 405 when the path exists
+	// with other methods, else 404.
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, &apiError{Code: "not_found", Message: fmt.Sprintf("no API route %s %s; see /api/openapi.json", r.Method, r.URL.Path)})
+		var allowed []string
+		for _, m := range []string{http.MethodGet, http.MethodPost} {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "/api/" && pattern != "" {
+				allowed = append(allowed, m)
+			}
+		}
+		if len(allowed) > 0 {
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+			writeError(w, http.StatusMethodNotAllowed, &apiError{Code: "method_not_allowed", Message: fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, strings.Join(allowed, " or "))})
+			return
+		}
+		writeError(w, http.StatusNotFound, &apiError{Code: codeNotFound, Message: fmt.Sprintf("no API route %s %s; see /api/openapi.json", r.Method, r.URL.Path)})
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, http.StatusNotFound, "Not found", "There is no page at "+r.URL.Path+".")
