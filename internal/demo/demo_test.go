@@ -1,0 +1,185 @@
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
+	"github.com/contractgraph/contractgraph/internal/tools"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func buildStore(t *testing.T, opts Options) (graph.Store, Summary) {
+	t.Helper()
+	store, err := sqlite.Open(filepath.Join(t.TempDir(), "demo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	sum, err := Build(context.Background(), store, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, sum
+}
+
+// The tour over the samples alone is fixed by the shipped data; its
+// rendering is pinned by a golden file (refresh with -update).
+func TestTourGolden(t *testing.T) {
+	store, sum := buildStore(t, Options{Contracts: -1})
+	if sum.Generated != 0 || sum.Samples != 6 {
+		t.Fatalf("summary %+v", sum)
+	}
+	set := tools.New(store, tools.Options{Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
+	answers, err := RunTour(context.Background(), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Render(&b, answers); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "tour.golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), b.String()); diff != "" {
+		t.Errorf("tour output changed (-golden +got); run with -update if intended:\n%s", diff)
+	}
+}
+
+// With the generated corpus mixed in, each tour answer still finds the
+// sample contracts it is about.
+func TestTourOnFullCorpus(t *testing.T) {
+	store, sum := buildStore(t, Options{Contracts: 300, Seed: 3})
+	if sum.Generated != 300 {
+		t.Fatalf("generated %d contracts, want 300", sum.Generated)
+	}
+	st, err := store.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Nodes["Contract"] != 306 {
+		t.Errorf("store holds %d contracts, want 306", st.Nodes["Contract"])
+	}
+	answers, err := RunTour(context.Background(), tools.New(store, tools.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(answers) != len(Tour()) || len(answers) < 5 {
+		t.Fatalf("%d answers", len(answers))
+	}
+
+	var total struct {
+		TotalGroups int           `json:"total_groups"`
+		Groups      []graph.Group `json:"groups"`
+	}
+	decode(t, answers[0].Result, &total)
+	if len(total.Groups) != 5 || total.TotalGroups < 10 {
+		t.Errorf("contract types: %+v", total)
+	}
+
+	var active graph.ContractResult
+	decode(t, answers[1].Result, &active)
+	var ids []string
+	for _, e := range active.Examples {
+		ids = append(ids, e.ContractID)
+	}
+	if diff := cmp.Diff([]string{"demo-transport-lumen", "demo-distribution-nordlicht"}, ids); diff != "" {
+		t.Errorf("Cascade contracts in force on 2025-07-01 (-want +got):\n%s", diff)
+	}
+
+	var passages tools.ClauseResult
+	decode(t, answers[3].Result, &passages)
+	if len(passages.Passages) == 0 || passages.Passages[0].ContractID != "demo-saas-kestrel" ||
+		passages.Passages[0].ClauseType != "Cap On Liability" || !passages.Passages[0].Verified {
+		t.Errorf("liability passages: %+v", passages.Passages)
+	}
+
+	var parties graph.PartyResult
+	decode(t, answers[4].Result, &parties)
+	found := false
+	for _, p := range parties.Examples {
+		if p.Country != "DE" {
+			t.Errorf("party %s in %s, want DE", p.Name, p.Country)
+		}
+	}
+	if parties.TotalCount == 0 {
+		t.Errorf("no parties in Germany")
+	}
+	res, err := store.SearchParties(context.Background(), graph.PartyQuery{Name: "Nordlicht", Country: "DE", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Examples {
+		found = found || p.Name == "Nordlicht Sensorik GmbH"
+	}
+	if !found {
+		t.Errorf("Nordlicht Sensorik GmbH is not a party in Germany: %+v", res.Examples)
+	}
+
+	var rec tools.ContractRecord
+	decode(t, answers[5].Result, &rec)
+	if rec.ID != "demo-distribution-nordlicht" || len(rec.Clauses) != 9 || rec.TextLength == 0 {
+		t.Errorf("get_contract: id %s, %d clauses, text length %d", rec.ID, len(rec.Clauses), rec.TextLength)
+	}
+	for _, cl := range rec.Clauses {
+		if !cl.Verified {
+			t.Errorf("clause %s not verified", cl.Type)
+		}
+	}
+}
+
+// Building twice stores the same corpus: every contract is unchanged.
+func TestBuildIsDeterministic(t *testing.T) {
+	store, _ := buildStore(t, Options{Contracts: 50, Seed: 11})
+	samples, err := Samples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := store.PutContracts(context.Background(), samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range outs {
+		if o.Status != graph.PutUnchanged {
+			t.Errorf("re-putting sample %s: %s %v", o.ID, o.Status, o.Err)
+		}
+	}
+	if _, err := Build(context.Background(), store, Options{Contracts: 50, Seed: 11}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Nodes["Contract"] != 56 {
+		t.Errorf("after a second build: %d contracts, want 56", st.Nodes["Contract"])
+	}
+}
+
+func decode(t *testing.T, raw json.RawMessage, v any) {
+	t.Helper()
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+}
