@@ -107,7 +107,7 @@ func fixtureContracts(t testing.TB, bulk int) []*contract.Contract {
 	for i := range bulk {
 		cs = append(cs, &contract.Contract{
 			ID: fmt.Sprintf("bulk-%03d", i), Title: fmt.Sprintf("Hosting Order %03d", i), ContractType: "Hosting",
-			EffectiveDate: fmt.Sprintf("20%02d-01-01", 10+i%10), EndDate: fmt.Sprintf("20%02d-12-31", 20+i%10),
+			EffectiveDate: fmt.Sprintf("20%02d-01-01", 10+i%10), EndDate: fmt.Sprintf("20%02d-12-31", 30+i%10),
 			Parties: []contract.PartyRole{{Name: "Hooli Cloud", Role: "Provider"}, {Name: fmt.Sprintf("Customer %03d", i), Role: "Customer"}},
 		})
 	}

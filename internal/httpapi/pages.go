@@ -204,14 +204,17 @@ func (s *Server) pageContract(w http.ResponseWriter, r *http.Request) {
 		s.pageFail(w, r, err)
 		return
 	}
-	spans := make([]web.Span, 0, len(c.Clauses)+1)
+	// The cited span (from an answer's citation link) comes first so that
+	// it, not a clause starting at the same place, owns the mark's id.
+	spans := make([]web.Span, 1, len(c.Clauses)+1)
+	if start, end, ok := parseSpan(r.URL.Query().Get("span")); ok {
+		spans[0] = web.Span{Start: start, End: end, ID: "cited", Class: "cited", Title: "cited in an answer"}
+	}
 	for i, cl := range c.Clauses {
 		spans = append(spans, web.Span{Start: cl.Start, End: cl.End, ID: clauseAnchor(i), Title: cl.Type})
 	}
-	if start, end, ok := parseSpan(r.URL.Query().Get("span")); ok {
-		spans = append(spans, web.Span{Start: start, End: end, ID: "cited", Class: "cited", Title: "cited in an answer"})
-	}
 	html, valid := web.HighlightText(c.Text, spans)
+	valid = valid[1:]
 	s.render(w, r, http.StatusOK, web.PageContract, web.ContractPage{
 		Base:     web.Base{Title: titleOr(c.Title, c.ID), Nav: "contracts"},
 		C:        c,
