@@ -1,0 +1,114 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contractgraph/contractgraph/internal/agent"
+	"github.com/contractgraph/contractgraph/internal/llm/llmtest"
+)
+
+// TestAskWithAgentAndScriptedModel runs the real agent over the real tools
+// with a scripted streaming model and checks the SSE stream event by event.
+func TestAskWithAgentAndScriptedModel(t *testing.T) {
+	model := llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("c1", "contract_search", `{"contract_type":"Distributor"}`)),
+		llmtest.Text("There is one distribution agreement: acme-distribution, between Globex and Acme."),
+	)
+	s, tset := newTestServer(t, func(c *Config) {
+		c.Agent = &agent.Agent{Model: model.Streaming(), Tools: c.Tools, Now: func() time.Time { return testNow }}
+	})
+	rec := do(t, s.Handler(), "POST", "/api/ask", "application/json", strings.NewReader(`{"question":"How many distribution agreements are there?"}`))
+	if rec.Code != 200 {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	events := readEvents(t, rec.Body)
+	var names []string
+	var text strings.Builder
+	var answer *agent.Answer
+	var result json.RawMessage
+	for _, e := range events {
+		if len(names) == 0 || names[len(names)-1] != e.Name || e.Name != "token" {
+			names = append(names, e.Name)
+		}
+		var ev agent.Event
+		if err := json.Unmarshal([]byte(e.Data), &ev); err != nil {
+			t.Fatalf("event %s: %v", e.Name, err)
+		}
+		if string(ev.Type) != e.Name {
+			t.Errorf("event name %s carries type %s", e.Name, ev.Type)
+		}
+		switch ev.Type {
+		case agent.EventToken:
+			text.WriteString(ev.Token)
+		case agent.EventToolResult:
+			result = ev.ToolResult.Result
+		case agent.EventAnswer:
+			answer = ev.Answer
+		}
+	}
+	if diff := cmp.Diff([]string{"tool_call", "tool_result", "token", "answer", "done"}, names); diff != "" {
+		t.Fatalf("event order (-want +got, runs of tokens folded):\n%s", diff)
+	}
+	want, err := tset.Call(context.Background(), "contract_search", json.RawMessage(`{"contract_type":"Distributor"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotRes, wantRes any
+	json.Unmarshal(result, &gotRes)
+	json.Unmarshal(want, &wantRes)
+	if diff := cmp.Diff(wantRes, gotRes); diff != "" {
+		t.Errorf("tool_result differs from the tool's own result (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(text.String(), "one distribution agreement") {
+		t.Errorf("streamed tokens = %q", text.String())
+	}
+	if answer == nil || len(answer.Citations) != 1 || answer.Citations[0].ContractID != "acme-distribution" {
+		t.Errorf("answer = %+v, want a citation of acme-distribution", answer)
+	}
+	if n := len(model.Requests()); n != 2 {
+		t.Errorf("model called %d times, want 2", n)
+	}
+}
+
+// TestAskDisconnectCancelsAgentModelCall checks that closing the stream
+// cancels the real agent's model call.
+func TestAskDisconnectCancelsAgentModelCall(t *testing.T) {
+	model := &blockingModel{started: make(chan struct{}), ended: make(chan error, 1)}
+	s, _ := newTestServer(t, func(c *Config) { c.Agent = &agent.Agent{Model: model, Tools: c.Tools} })
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/api/ask", strings.NewReader(`{"question":"q"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	select {
+	case <-model.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the model was never called")
+	}
+	cancel()
+	select {
+	case err := <-model.ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("model call ended with %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the model call was not cancelled after the client disconnected")
+	}
+}
