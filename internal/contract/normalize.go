@@ -87,6 +87,8 @@ var corporateSuffixes = [][]string{
 	{"and", "co"}, {"and", "company"},
 }
 
+var partySeparators = strings.NewReplacer(",", " ", "&", " and ", "/", " ", "+", " ")
+
 // PartyKey is the normalised key under which party names are matched and
 // merged: MatchKey with commas read as spaces, "&" read as "and", a leading
 // "the" and trailing corporate suffixes (Inc, Corp., Co., Ltd, LLC, L.P.,
@@ -94,7 +96,7 @@ var corporateSuffixes = [][]string{
 // or digit: when removing suffixes would leave nothing, the unsuffixed form
 // is kept ("Limited" stays "limited").
 func PartyKey(name string) string {
-	name = strings.NewReplacer(",", " ", "&", " and ", "/", " ", "+", " ").Replace(name)
+	name = partySeparators.Replace(name)
 	words := strings.Fields(MatchKey(name))
 	for {
 		n := trimSuffixWords(words)

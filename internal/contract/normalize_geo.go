@@ -313,12 +313,14 @@ var diacritics = strings.NewReplacer(
 	"ç", "c", "ñ", "n", "’", "", "'", "",
 )
 
+var geoSeparators = strings.NewReplacer("&", " and ", ",", " ", "-", " ", "(", " ", ")", " ")
+
 // geoKey lower-cases s, folds diacritics, reads "&" as "and", deletes
 // punctuation ("U.S.A." becomes "usa"), collapses spaces and drops a leading
 // "the".
 func geoKey(s string) string {
 	s = diacritics.Replace(strings.ToLower(s))
-	s = strings.NewReplacer("&", " and ", ",", " ", "-", " ", "(", " ", ")", " ").Replace(s)
+	s = geoSeparators.Replace(s)
 	k := MatchKey(s)
 	if rest, ok := strings.CutPrefix(k, "the "); ok {
 		k = rest

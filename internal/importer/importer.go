@@ -77,6 +77,24 @@ type Options struct {
 	// used if it exists; without texts, contracts are imported without text
 	// and clause spans stay unverified.
 	TextsDir string
+	// Progress, when set, is called as the input file is read with the
+	// bytes read so far and the file's size.
+	Progress func(read, total int64)
+}
+
+// countingReader reports progress through the input file.
+type countingReader struct {
+	r     io.Reader
+	read  int64
+	total int64
+	fn    func(read, total int64)
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	c.fn(c.read, c.total)
+	return n, err
 }
 
 // Record is one contract read from an input, or the failure to read one.
@@ -152,7 +170,15 @@ func Read(ctx context.Context, path string, opts Options, fn func(Record) error)
 		return err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
+	var in io.Reader = f
+	if opts.Progress != nil {
+		var size int64
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		in = &countingReader{r: f, total: size, fn: opts.Progress}
+	}
+	br := bufio.NewReaderSize(in, 1<<20)
 	head, err := br.Peek(detectPeek)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return fmt.Errorf("%s: %w", path, err)

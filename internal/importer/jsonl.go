@@ -92,19 +92,23 @@ func checkHeader(line []byte) error {
 }
 
 func decodeJSONLLine(path string, lineNo int, line []byte) (*contract.Contract, error) {
-	var peek struct {
-		ID any `json:"id"`
+	var c contract.Contract
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&c)
+	id := c.ID
+	if err != nil {
+		var peek struct {
+			ID any `json:"id"`
+		}
+		_ = json.Unmarshal(line, &peek)
+		id, _ = peek.ID.(string)
 	}
-	_ = json.Unmarshal(line, &peek)
-	id, _ := peek.ID.(string)
 	label := recordLabel("line", lineNo, "id", id)
 	fail := func(field string, err error) (*contract.Contract, error) {
 		return nil, &RecordError{File: path, Record: label, Field: field, Err: err}
 	}
-	var c contract.Contract
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return fail(te.Field, fmt.Errorf("expected %s, got JSON %s", te.Type, te.Value))

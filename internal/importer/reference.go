@@ -81,19 +81,22 @@ func readReference(ctx context.Context, path string, r io.Reader, fn func(Record
 
 // convertReference turns one raw reference record into a contract.
 func convertReference(path string, index int, raw json.RawMessage) (*contract.Contract, []error, error) {
-	var peek struct {
-		FileID any `json:"file_id"`
+	var in refRecord
+	err := json.Unmarshal(raw, &in)
+	id := in.FileID
+	if err != nil {
+		var peek struct {
+			FileID any `json:"file_id"`
+		}
+		_ = json.Unmarshal(raw, &peek)
+		id, _ = peek.FileID.(string)
 	}
-	_ = json.Unmarshal(raw, &peek)
-	id, _ := peek.FileID.(string)
 	id = norm.NFC.String(strings.TrimSpace(id))
 	label := recordLabel("record", index, "id", id)
 	fail := func(field string, err error) (*contract.Contract, []error, error) {
 		return nil, nil, &RecordError{File: path, Record: label, Field: field, Err: err}
 	}
-
-	var in refRecord
-	if err := json.Unmarshal(raw, &in); err != nil {
+	if err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			if te.Field == "" {
@@ -207,6 +210,9 @@ func parseAmount(raw json.RawMessage) (*float64, error) {
 // or "_EX-10.27_", after which the document title follows.
 var exhibitMarker = regexp.MustCompile(`(?i)[-_]EX-?[0-9A-Z.()]*[-_]`)
 
+// smallWords stay lower-case inside a title.
+var smallWords = map[string]bool{"and": true, "of": true, "the": true, "for": true, "to": true, "in": true, "on": true, "or": true, "a": true, "an": true}
+
 // TitleFromID derives a readable title from a file id such as
 // "ACME_01_02_2010-EX-10.1-DISTRIBUTOR AGREEMENT": the part after the last
 // exhibit marker, in title case when it was written in capitals.
@@ -221,10 +227,9 @@ func TitleFromID(id string) string {
 	if t != strings.ToUpper(t) {
 		return t
 	}
-	small := map[string]bool{"and": true, "of": true, "the": true, "for": true, "to": true, "in": true, "on": true, "or": true, "a": true, "an": true}
 	words := strings.Fields(strings.ToLower(t))
 	for i, wd := range words {
-		if i > 0 && small[wd] {
+		if i > 0 && smallWords[wd] {
 			continue
 		}
 		if len(wd) <= 2 && wd == "ip" {

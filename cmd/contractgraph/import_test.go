@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestImportExportGenerate(t *testing.T) {
+	shared := sharedData(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "g.db")
+	ref := filepath.Join(shared, "data", "legal-tech-chat", "contract_data.json")
+
+	out, errOut, code := runContractgraph(t, "", "--db", db, "import", ref)
+	if code != 0 || !strings.HasPrefix(out, "imported 510, updated 0, unchanged 0, failed 0; 17 values dropped with warnings (-v lists them) in ") {
+		t.Fatalf("first import: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, _, code = runContractgraph(t, "", "--db", db, "--json", "import", ref)
+	var sum importSummary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || code != 0 {
+		t.Fatalf("--json import: %v, code %d, %q", err, code, out)
+	}
+	sum.Seconds = 0
+	if diff := cmp.Diff(importSummary{Unchanged: 510, Warnings: 17, Failures: []string{}}, sum); diff != "" {
+		t.Errorf("re-import summary (-want +got):\n%s", diff)
+	}
+
+	export := filepath.Join(dir, "export.jsonl")
+	if _, errOut, code := runContractgraph(t, "", "--db", db, "export", "-o", export); code != 0 {
+		t.Fatalf("export: code %d, %s", code, errOut)
+	}
+	db2 := filepath.Join(dir, "g2.db")
+	out, errOut, code = runContractgraph(t, "", "--db", db2, "import", export)
+	if code != 0 || !strings.HasPrefix(out, "imported 510, updated 0, unchanged 0, failed 0 in ") {
+		t.Fatalf("import of export: code %d, %q, %q", code, out, errOut)
+	}
+	// Both databases answer a tool call alike.
+	args := `{"contract_type":"Distributor","min_end_date":"2005-01-01","max_end_date":"2005-12-31"}`
+	a, _, codeA := runContractgraph(t, "", "--db", db, "tools", "call", "contract_search", args)
+	b, _, codeB := runContractgraph(t, "", "--db", db2, "tools", "call", "contract_search", args)
+	if codeA != 0 || codeB != 0 || a != b || !strings.Contains(a, `"total_count"`) {
+		t.Errorf("contract_search differs after round trip:\n%s\n%s", a, b)
+	}
+
+	gen := filepath.Join(dir, "gen.jsonl")
+	if _, errOut, code := runContractgraph(t, "", "generate", "--contracts", "200", "--seed", "9", "-o", gen); code != 0 {
+		t.Fatalf("generate: code %d, %s", code, errOut)
+	}
+	first, err := os.ReadFile(gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, _ := runContractgraph(t, "", "generate", "--contracts", "200", "--seed", "9", "-o", "-")
+	if !bytes.Equal(first, []byte(stdout)) {
+		t.Error("generate -o FILE and -o - differ for the same seed")
+	}
+	if fi, err := os.Stat(gen); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("generated file mode %v, %v", fi.Mode(), err)
+	}
+	out, errOut, code = runContractgraph(t, "", "--db", db, "import", gen)
+	if code != 0 || !strings.HasPrefix(out, "imported 200, updated 0, unchanged 0, failed 0 in ") {
+		t.Errorf("import generated: code %d, %q, %q", code, out, errOut)
+	}
+}
+
+func TestImportFailures(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "f.db")
+	bad := filepath.Join(dir, "bad.jsonl")
+	content := `{"contractgraph_export":1}
+{"id":"ok","contract_type":"Service"}
+{"id":"x","effective_date":"2019-02-30"}
+{"id":"y","colour":"red"}
+`
+	if err := os.WriteFile(bad, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.json")
+	out, errOut, code := runContractgraph(t, "", "--db", db, "import", bad, missing)
+	if code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	if !strings.HasPrefix(out, "imported 1, updated 0, unchanged 0, failed 3 in ") {
+		t.Errorf("stdout %q", out)
+	}
+	wantErr := bad + `: line 3 (id "x"): field effective_date: invalid date "2019-02-30": day 30 does not exist in 2019-02` + "\n" +
+		bad + `: line 4 (id "y"): field colour: unknown field` + "\n" +
+		"open " + missing + ": no such file or directory\n"
+	if errOut != wantErr {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errOut, wantErr)
+	}
+	if _, errOut, code := runContractgraph(t, "", "--db", db, "import"); code != 2 || !strings.Contains(errOut, "requires at least 1 arg") {
+		t.Errorf("import without paths: code %d, %q", code, errOut)
+	}
+	if _, errOut, code := runContractgraph(t, "", "generate", "--contracts", "-1", "-o", "x"); code != 2 || !strings.Contains(errOut, "--contracts -1 out of range") {
+		t.Errorf("generate -1: code %d, %q", code, errOut)
+	}
+	if _, errOut, code := runContractgraph(t, "", "--db", db, "export"); code != 2 || !strings.Contains(errOut, "-o FILE is required") {
+		t.Errorf("export without -o: code %d, %q", code, errOut)
+	}
+}
+
+func TestRenderBar(t *testing.T) {
+	tests := []struct {
+		width       int
+		label       string
+		done, total int64
+		items       int
+		want        string
+	}{
+		{60, "data.json", 50, 100, 12, "data.json [==========>         ]  50%  12 contracts"},
+		{60, "data.json", 100, 100, 510, "data.json [====================] 100%  510 contracts"},
+		{50, "/a/very/long/path/to/master_clauses.csv", 0, 0, 0, "…clauses.csv [>               ]   0%  0 contracts"},
+	}
+	for _, tt := range tests {
+		if got := renderBar(tt.width, tt.label, tt.done, tt.total, tt.items); got != tt.want {
+			t.Errorf("renderBar(%d, %q, %d, %d) = %q, want %q", tt.width, tt.label, tt.done, tt.total, got, tt.want)
+		}
+		if got := renderBar(tt.width, tt.label, tt.done, tt.total, tt.items); len([]rune(got)) >= tt.width {
+			t.Errorf("bar %q wider than %d", got, tt.width)
+		}
+	}
+}
+
+func TestProgressBarQuietOffTerminal(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgressBar(&buf, false)
+	p.start("x")
+	p.update(1, 2, 3)
+	p.clear()
+	if buf.Len() != 0 {
+		t.Errorf("progress bar wrote %q to a non-terminal", buf.String())
+	}
+}
