@@ -1,0 +1,218 @@
+package resolve
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+)
+
+// Entity is a party as resolution sees it.
+type Entity struct {
+	ID          string
+	Name        string
+	Aliases     []string
+	ContractIDs []string // sorted
+	Countries   []string // ISO alpha-2 of its locations
+	// CoParties are the PartyKeys of the other parties on its contracts.
+	CoParties []string
+
+	key    string   // PartyKey of the name, qualifiers removed
+	tokens []string // words of key
+	form   string   // legal-form class: "", "corp", "llc" or "partnership"
+	role   bool     // the name is a role word or placeholder
+}
+
+// prepare computes the derived fields of e.
+func (e *Entity) prepare() {
+	name := stripQualifier(e.Name)
+	e.key = contract.PartyKey(name)
+	e.tokens = strings.Fields(e.key)
+	e.form = legalForm(name, e.key)
+	e.role = IsRoleWord(name) || !hasLetter(e.key)
+}
+
+// qualifierRE matches what follows a party's name in some mentions: a
+// trade name, the capacity it acts in, or a former name.
+var qualifierRE = regexp.MustCompile(`(?i)(?:[,;(]\s*|\s+)(?:d/b/a|dba|doing business as|through its|acting through|acting by|not individually|solely as|in its capacity|as agent|on behalf of|formerly|f/k/a|a/k/a)\b.*$`)
+
+func stripQualifier(name string) string {
+	return strings.TrimSpace(qualifierRE.ReplaceAllString(name, ""))
+}
+
+func hasLetter(s string) bool {
+	return strings.IndexFunc(s, unicode.IsLetter) >= 0
+}
+
+// legalForm classifies the corporate suffix PartyKey removed from name:
+// partnerships (L.P., LLP, LLLP), limited liability companies (LLC), other
+// companies (Inc., Corp., Ltd, GmbH, S.A., ...) or "" when there is none.
+func legalForm(name, key string) string {
+	norm := strings.NewReplacer(",", " ", "&", " and ", "/", " ", "+", " ").Replace(name)
+	words := strings.Fields(contract.MatchKey(norm))
+	if len(words) > 0 && words[0] == "the" && !strings.HasPrefix(key, "the") {
+		words = words[1:]
+	}
+	n := len(strings.Fields(key))
+	if n >= len(words) {
+		return ""
+	}
+	suffix := " " + strings.Join(words[n:], " ") + " "
+	switch {
+	case strings.Contains(suffix, " lp ") || strings.Contains(suffix, " llp ") || strings.Contains(suffix, " lllp ") ||
+		strings.Contains(suffix, " l p ") || strings.Contains(suffix, " limited partnership "):
+		return "partnership"
+	case strings.Contains(suffix, " llc ") || strings.Contains(suffix, " l l c ") || strings.Contains(suffix, " pllc ") ||
+		strings.Contains(suffix, " limited liability company "):
+		return "llc"
+	}
+	return "corp"
+}
+
+// Score is a pair's similarity in [0, 1] and why.
+type Score struct {
+	Value  float64 `json:"score"`
+	Name   float64 `json:"name_similarity"`
+	Reason string  `json:"reason"`
+}
+
+// score compares two prepared entities.
+func score(a, b *Entity) Score {
+	switch {
+	case a.role || b.role:
+		return Score{Reason: "role word or placeholder, not a name"}
+	case sharesContract(a, b):
+		return Score{Reason: "both are parties to the same contract"}
+	case a.form != "" && b.form != "" && a.form != b.form:
+		return Score{Reason: "different legal forms (" + a.form + ", " + b.form + ")"}
+	}
+	name, why := nameSimilarity(a, b)
+	s := Score{Name: name, Value: name, Reason: why}
+	if name == 0 {
+		return s
+	}
+	if len(a.Countries) > 0 && len(b.Countries) > 0 {
+		if intersects(a.Countries, b.Countries) {
+			s.Value += 0.02
+			s.Reason += "; shared country"
+		} else {
+			s.Value -= 0.10
+			s.Reason += "; different countries"
+		}
+	}
+	if intersects(a.CoParties, b.CoParties) {
+		s.Value += 0.03
+		s.Reason += "; shared counterparty"
+	}
+	s.Value = min(1, max(0, s.Value))
+	return s
+}
+
+// nameSimilarity compares the keys: equal keys score 1, keys equal but for
+// spaces ("a b watley" / "ab watley") 0.98; otherwise every word of one
+// must pair with a word of the other, exactly or as a typo (one edit in a
+// word of five or more letters, two in ten or more), and the score is the
+// mean of Jaro-Winkler and Levenshtein similarity of the keys. Keys whose
+// words do not pair up (an extra word, a different designator) score at
+// most 0.6 of that mean: they name different entities.
+func nameSimilarity(a, b *Entity) (float64, string) {
+	if a.key == b.key {
+		return 1, "same normalised name"
+	}
+	if !slices.Equal(designators(a.tokens), designators(b.tokens)) {
+		return 0, "different numbers or numerals (Fund II, Fund III)"
+	}
+	ca, cb := strings.ReplaceAll(a.key, " ", ""), strings.ReplaceAll(b.key, " ", "")
+	if ca == cb {
+		return 0.98, "same name but for spacing"
+	}
+	lex := (JaroWinkler(a.key, b.key) + levenshteinSimilarity(a.key, b.key)) / 2
+	if typos, ok := alignTokens(a.tokens, b.tokens); ok {
+		return min(0.97, lex), "names differ by " + plural(typos, "typo")
+	}
+	if len(ca) >= 8 && Levenshtein(ca, cb) == 1 {
+		return min(0.96, lex), "names differ by one typo"
+	}
+	return 0.6 * lex, "names differ"
+}
+
+// alignTokens pairs the words of a and b. Identical words pair first; each
+// remaining word must pair with a remaining word at a small edit distance.
+func alignTokens(a, b []string) (typos int, ok bool) {
+	if len(a) != len(b) {
+		return 0, false
+	}
+	restB := slices.Clone(b)
+	var restA []string
+	for _, w := range a {
+		if i := slices.Index(restB, w); i >= 0 {
+			restB = slices.Delete(restB, i, i+1)
+		} else {
+			restA = append(restA, w)
+		}
+	}
+	for _, w := range restA {
+		best := -1
+		for i, v := range restB {
+			if isTypo(w, v) {
+				best = i
+				break
+			}
+		}
+		if best < 0 {
+			return 0, false
+		}
+		restB = slices.Delete(restB, best, best+1)
+		typos++
+	}
+	return typos, true
+}
+
+// romanRE matches Roman numerals up to 39, which number funds, series and
+// holding companies.
+var romanRE = regexp.MustCompile(`^x{0,3}(?:ix|iv|v?i{0,3})$`)
+
+// designators returns the sorted words of tokens that number an entity:
+// Roman numerals and words holding digits.
+func designators(tokens []string) []string {
+	var out []string
+	for _, t := range tokens {
+		if hasDigit(t) || (t != "" && romanRE.MatchString(t)) {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func isTypo(a, b string) bool {
+	n := min(len([]rune(a)), len([]rune(b)))
+	if n < 5 || hasDigit(a) || hasDigit(b) {
+		return false
+	}
+	d := Levenshtein(a, b)
+	return d == 1 || (d == 2 && n >= 10)
+}
+
+func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
+
+func sharesContract(a, b *Entity) bool { return intersects(a.ContractIDs, b.ContractIDs) }
+
+func intersects(a, b []string) bool {
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			return true
+		}
+	}
+	return false
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
