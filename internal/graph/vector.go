@@ -18,5 +18,4 @@ type VectorStore interface {
 	// best first, with Score the similarity. Chunks without an embedding, or
 	// whose embedding has a different dimension, are skipped.
 	SearchVectors(ctx context.Context, q VectorQuery) ([]ClauseHit, error)
-
 }

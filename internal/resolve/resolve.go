@@ -23,7 +23,7 @@ type Options struct {
 	Threshold float64
 	// DryRun proposes merges without making them.
 	DryRun bool
-	Logger    *slog.Logger
+	Logger *slog.Logger
 }
 
 // Merge is one proposed or applied merge: Others become aliases of the
