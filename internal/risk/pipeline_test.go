@@ -104,7 +104,9 @@ func arbItem(statuteID, quote string) Item {
 	return it
 }
 
-func approve() ReviewDecision { return ReviewDecision{Decision: "approve", Problems: []string{}, Items: []Item{}} }
+func approve() ReviewDecision {
+	return ReviewDecision{Decision: "approve", Problems: []string{}, Items: []Item{}}
+}
 
 func summary() Summary {
 	return Summary{CoreIssues: []string{"Arbitration is mandatory."}, Conclusion: "Negotiate before signing."}
@@ -258,7 +260,7 @@ func TestWrongClauseQuoteRejected(t *testing.T) {
 	wrong.ClauseQuote = "All disputes shall be resolved exclusively by arbitration in London"
 	fixed := arbItem(statuteArb, statuteQuoteArb)
 	fixed.ClauseQuote = "shall be settled by binding\n arbitration in New York" // whitespace differs from the text
-	fixed.ClauseStart, fixed.ClauseEnd = 3, 9                                      // and the offsets are wrong
+	fixed.ClauseStart, fixed.ClauseEnd = 3, 9                                   // and the offsets are wrong
 	model := llmtest.NewScripted(
 		reply(t, testRules),
 		search("arbitration"),
