@@ -292,3 +292,40 @@ func TestParseAmount(t *testing.T) {
 		t.Errorf("parseAmount(lots) error = %v", err)
 	}
 }
+
+// TestReferenceNormalisationEffects pins down how normalisation changes
+// what the raw reference data says, the differences explained in the
+// project notes: governing-law states written as names and as codes become
+// one code, so "New York" (24) joins "NY" (57), "California" (19) joins
+// "CA" (27) and "Delaware" (21) joins "DE" (17); the "N/A" and "None"
+// party countries are dropped.
+func TestReferenceNormalisationEffects(t *testing.T) {
+	path := filepath.Join(sharedDir(t), "data", "legal-tech-chat", "contract_data.json")
+	states := map[string]int{}
+	partyCountries := map[string]bool{}
+	for _, r := range readAll(t, path, Options{}) {
+		c := r.Contract
+		if c.GoverningLaw != nil && c.GoverningLaw.Country == "US" {
+			states[c.GoverningLaw.State]++
+		}
+		for _, p := range c.Parties {
+			if p.Location != nil && p.Location.Country != "" {
+				partyCountries[p.Location.Country] = true
+			}
+		}
+	}
+	for st, want := range map[string]int{"NY": 57 + 24, "CA": 27 + 19, "DE": 17 + 21, "TX": 16 + 8, "FL": 10 + 8 + 1} {
+		if states[st] != want {
+			t.Errorf("governing law %s: %d contracts, want %d", st, states[st], want)
+		}
+	}
+	for st := range states {
+		if len(st) > 2 {
+			t.Errorf("governing law state %q is not a USPS code", st)
+		}
+	}
+	// 46 raw values, less "N/A" and "None".
+	if len(partyCountries) != 44 {
+		t.Errorf("%d party countries, want 44", len(partyCountries))
+	}
+}
