@@ -1,0 +1,557 @@
+package neo4j
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
+)
+
+// This file compiles the typed graph queries into Cypher. Every value is a
+// parameter; every label, relationship type, property name, operator and
+// direction in the text comes from the constants and allow-lists below, so
+// no input can change a statement's shape. The compile functions do no I/O:
+// they return statements that tests inspect and the Cypher linter checks.
+
+// statement is one Cypher statement with its parameters.
+type statement struct {
+	Cypher string         `json:"cypher"`
+	Params map[string]any `json:"params,omitempty"`
+}
+
+// Default and maximum result sizes, as in the embedded store. A zero Limit
+// means the default; the tools layer normally fills it in.
+const (
+	defaultContractLimit  = 5
+	maxContractLimit      = 50
+	defaultAggregateLimit = 10
+	maxAggregateLimit     = 100
+	defaultPartyLimit     = 10
+	maxPartyLimit         = 50
+	defaultClauseLimit    = 5
+	maxClauseLimit        = 50
+)
+
+// Names of the full-text and vector indexes.
+const (
+	contractTextIndex = "contract_text"
+	passageTextIndex  = "passage_text"
+	chunkVectorIndex  = "chunk_embedding"
+)
+
+func limit(n, def, maxN int) (int, error) {
+	switch {
+	case n == 0:
+		return def, nil
+	case n < 0 || n > maxN:
+		return 0, fmt.Errorf("limit %d out of range 1..%d", n, maxN)
+	}
+	return n, nil
+}
+
+// params names parameters $p0, $p1, ... in the order values are added.
+type params map[string]any
+
+func (p params) add(v any) string {
+	name := "p" + strconv.Itoa(len(p))
+	p[name] = v
+	return "$" + name
+}
+
+// schemaStatements are the constraints and indexes Open creates.
+func schemaStatements() []statement {
+	stmts := []string{
+		"CREATE CONSTRAINT contract_id IF NOT EXISTS FOR (n:Contract) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT party_id IF NOT EXISTS FOR (n:Party) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT party_normalized_name IF NOT EXISTS FOR (n:Party) REQUIRE n.normalized_name IS UNIQUE",
+		"CREATE CONSTRAINT location_id IF NOT EXISTS FOR (n:Location) REQUIRE n.id IS UNIQUE",
+		// Clause and chunk ids are unique within a contract only (as in the
+		// embedded store), so they are indexed, not constrained.
+		"CREATE INDEX clause_id IF NOT EXISTS FOR (n:Clause) ON (n.id)",
+		"CREATE INDEX chunk_id IF NOT EXISTS FOR (n:Chunk) ON (n.id)",
+		"CREATE INDEX clause_type IF NOT EXISTS FOR (n:Clause) ON (n.type)",
+		"CREATE INDEX clause_group IF NOT EXISTS FOR (n:Clause) ON (n.group)",
+		"CREATE INDEX contract_type IF NOT EXISTS FOR (n:Contract) ON (n.contract_type)",
+		"CREATE INDEX contract_effective_date IF NOT EXISTS FOR (n:Contract) ON (n.effective_date)",
+		"CREATE INDEX contract_end_date IF NOT EXISTS FOR (n:Contract) ON (n.end_date)",
+		"CREATE INDEX contract_total_amount IF NOT EXISTS FOR (n:Contract) ON (n.total_amount)",
+		"CREATE INDEX contract_duration_days IF NOT EXISTS FOR (n:Contract) ON (n.duration_days)",
+		"CREATE INDEX location_country IF NOT EXISTS FOR (n:Location) ON (n.country)",
+		"CREATE INDEX location_state IF NOT EXISTS FOR (n:Location) ON (n.state)",
+		"CREATE INDEX party_to_country IF NOT EXISTS FOR ()-[r:PARTY_TO]-() ON (r.country)",
+		// The english analyzer stems like the embedded store's porter
+		// tokenizer, so "terminate" finds "termination" on both.
+		"CREATE FULLTEXT INDEX " + contractTextIndex + " IF NOT EXISTS FOR (n:Contract) ON EACH [n.title, n.summary, n.scope] " +
+			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}",
+		"CREATE FULLTEXT INDEX " + passageTextIndex + " IF NOT EXISTS FOR (n:Clause|Chunk) ON EACH [n.text, n.summary] " +
+			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}",
+	}
+	out := make([]statement, len(stmts))
+	for i, s := range stmts {
+		out[i] = statement{Cypher: s}
+	}
+	return out
+}
+
+const awaitIndexesCypher = "CALL db.awaitIndexes(300)"
+
+// vectorIndexCypher reports the chunk vector index's dimension, if it exists.
+const vectorIndexCypher = "SHOW VECTOR INDEXES YIELD name, options WHERE name = '" + chunkVectorIndex +
+	"' RETURN options.indexConfig['vector.dimensions'] AS dims"
+
+// vectorIndexStatement creates the chunk vector index. The dimension is an
+// integer formatted by Go (index options cannot be parameters).
+func vectorIndexStatement(dims int) statement {
+	return statement{Cypher: "CREATE VECTOR INDEX " + chunkVectorIndex + " IF NOT EXISTS FOR (n:Chunk) ON (n.embedding) " +
+		"OPTIONS {indexConfig: {`vector.dimensions`: " + strconv.Itoa(dims) + ", `vector.similarity_function`: 'cosine'}}"}
+}
+
+// monetaryOps is the allow-list of amount comparisons.
+var monetaryOps = map[string]string{"=": "=", ">": ">", "<": "<", ">=": ">=", "<=": "<="}
+
+// filterMode says how a filter's summary search is expressed.
+type filterMode int
+
+const (
+	// summaryAsSource starts the query at the full-text index's hits.
+	summaryAsSource filterMode = iota
+	// summaryAsCondition collects the hits first and tests membership, for
+	// queries whose source is another index.
+	summaryAsCondition
+)
+
+// compiledFilter is a filter over contracts bound to the variable c.
+type compiledFilter struct {
+	prelude string   // clauses before the source ("" or a CALL ... WITH)
+	source  string   // the clause binding c
+	conds   []string // ANDed conditions on c
+}
+
+// where renders the conditions as " WHERE a AND b", or "".
+func (f *compiledFilter) where(extra ...string) string {
+	conds := append(append([]string{}, f.conds...), extra...)
+	if len(conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(conds, " AND ")
+}
+
+// match is the prelude, source and conditions: every matching contract as c.
+func (f *compiledFilter) match() string {
+	return f.prelude + f.source + f.where()
+}
+
+// compileFilter turns f into Cypher over contracts bound to c.
+func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, error) {
+	cf := &compiledFilter{source: "MATCH (c:Contract)"}
+	add := func(cond string) { cf.conds = append(cf.conds, cond) }
+	if f.MinEffectiveDate != "" {
+		add("c.effective_date >= " + p.add(f.MinEffectiveDate))
+	}
+	if f.MaxEffectiveDate != "" {
+		add("c.effective_date <= " + p.add(f.MaxEffectiveDate))
+	}
+	if f.MinEndDate != "" {
+		add("c.end_date >= " + p.add(f.MinEndDate))
+	}
+	if f.MaxEndDate != "" {
+		add("c.end_date <= " + p.add(f.MaxEndDate))
+	}
+	if f.ContractType != "" {
+		add("c.contract_type = " + p.add(f.ContractType))
+	}
+	for _, party := range f.Parties {
+		// A party matches by containment of its name's or any alias's match key.
+		add("EXISTS { MATCH (fp:Party)-[:PARTY_TO]->(c) WHERE any(k IN fp.match_keys WHERE k CONTAINS " +
+			p.add(contract.MatchKey(party)) + ") }")
+	}
+	if f.PartyCountry != "" {
+		add("EXISTS { MATCH (:Party)-[fr:PARTY_TO]->(c) WHERE fr.country = " + p.add(f.PartyCountry) + " }")
+	}
+	if f.GoverningLawCountry != "" {
+		add("EXISTS { MATCH (c)-[:HAS_GOVERNING_LAW]->(fl:Location) WHERE fl.country = " + p.add(f.GoverningLawCountry) + " }")
+	}
+	if f.GoverningLawState != "" {
+		add("EXISTS { MATCH (c)-[:HAS_GOVERNING_LAW]->(fl:Location) WHERE fl.state = " + p.add(f.GoverningLawState) + " }")
+	}
+	if f.Active != nil {
+		if f.AsOf == "" {
+			return nil, errors.New("filter active needs as_of")
+		}
+		if *f.Active {
+			add("c.end_date >= " + p.add(f.AsOf))
+		} else {
+			add("c.end_date < " + p.add(f.AsOf))
+		}
+	}
+	if m := f.Monetary; m != nil {
+		op, ok := monetaryOps[m.Op]
+		if !ok {
+			return nil, fmt.Errorf("unknown monetary operator %q; valid values: =, >, <, >=, <=", m.Op)
+		}
+		add("c.total_amount " + op + " " + p.add(m.Value))
+	}
+	for _, t := range f.ClauseTypes {
+		v := p.add(t)
+		add("EXISTS { MATCH (c)-[:HAS_CLAUSE]->(fc:Clause) WHERE fc.type = " + v + " OR fc.group = " + v + " }")
+	}
+	if len(f.ContractIDs) > 0 {
+		add("c.id IN " + p.add(append([]string(nil), f.ContractIDs...)))
+	}
+	if f.SummarySearch != "" {
+		q := luceneQuery(f.SummarySearch, true)
+		if q == "" {
+			return nil, fmt.Errorf("summary search %q holds no searchable word", f.SummarySearch)
+		}
+		call := "CALL db.index.fulltext.queryNodes('" + contractTextIndex + "', " + p.add(q) + ") YIELD node"
+		switch mode {
+		case summaryAsSource:
+			cf.source = call + " WITH node AS c"
+		default:
+			cf.prelude = call + " WITH collect(node.id) AS summary_hits "
+			add("c.id IN summary_hits")
+		}
+	}
+	return cf, nil
+}
+
+// stopWords are left out of full-text queries, as in the embedded store:
+// every contract has them, so requiring them would only lose matches.
+var stopWords = map[string]bool{
+	"a": true, "an": true, "and": true, "any": true, "are": true, "as": true, "at": true, "be": true,
+	"by": true, "for": true, "from": true, "in": true, "is": true, "it": true, "of": true, "on": true,
+	"or": true, "that": true, "the": true, "this": true, "to": true, "with": true, "which": true,
+	"what": true, "who": true, "about": true,
+}
+
+// luceneQuery turns free text into a Lucene query for a full-text index:
+// its words (letters and digits, lower-cased, so that no query syntax and
+// no AND/OR/NOT operator survives), each required when all is set, else any
+// of them. Stop words are dropped unless they are all there is.
+func luceneQuery(text string, all bool) string {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	var kept []string
+	seen := map[string]bool{}
+	for _, w := range words {
+		if !stopWords[w] && !seen[w] {
+			kept = append(kept, w)
+			seen[w] = true
+		}
+	}
+	if len(kept) == 0 {
+		for _, w := range words {
+			if !seen[w] {
+				kept = append(kept, w)
+				seen[w] = true
+			}
+		}
+	}
+	if all {
+		for i, w := range kept {
+			kept[i] = "+" + w
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
+// orderProperties is the allow-list of contract orderings.
+var orderProperties = map[string]string{
+	graph.OrderEffectiveDate: "c.effective_date",
+	graph.OrderEndDate:       "c.end_date",
+	graph.OrderTotalAmount:   "c.total_amount",
+	graph.OrderDurationDays:  "c.duration_days",
+	graph.OrderPartyCount:    "c.party_count",
+}
+
+// validNames lists a map's keys for error messages.
+func validNames[V any](m map[string]V) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// contractSearch is a compiled contract_search: the count and the examples,
+// run in one read transaction.
+type contractSearch struct {
+	count, examples statement
+}
+
+// compileContractSearch compiles q. Examples are ordered by q's property
+// with missing values last in both directions, then by id ascending.
+func compileContractSearch(q graph.ContractQuery) (contractSearch, error) {
+	n, err := limit(q.Limit, defaultContractLimit, maxContractLimit)
+	if err != nil {
+		return contractSearch{}, err
+	}
+	orderBy, desc := q.OrderBy, q.Desc
+	if orderBy == "" {
+		orderBy, desc = graph.OrderEffectiveDate, true
+	}
+	prop, ok := orderProperties[orderBy]
+	if !ok {
+		return contractSearch{}, fmt.Errorf("unknown order_by %q; valid values: %s", q.OrderBy, validNames(orderProperties))
+	}
+	dir := "ASC"
+	if desc {
+		dir = "DESC"
+	}
+	pc := params{}
+	fc, err := compileFilter(pc, q.Filter, summaryAsSource)
+	if err != nil {
+		return contractSearch{}, err
+	}
+	pe := params{}
+	fe, _ := compileFilter(pe, q.Filter, summaryAsSource)
+	lim := pe.add(n)
+	return contractSearch{
+		count: statement{Cypher: fc.match() + " RETURN count(c) AS total", Params: pc},
+		examples: statement{Cypher: fe.match() +
+			" WITH c ORDER BY " + prop + " IS NULL, " + prop + " " + dir + ", c.id ASC LIMIT " + lim +
+			" WITH collect(c) AS cs UNWIND range(0, size(cs) - 1) AS i WITH i, cs[i] AS c" +
+			" RETURN " + summaryProjection + " ORDER BY i", Params: pe},
+	}, nil
+}
+
+// summaryProjection returns one contract_search example of c.
+const summaryProjection = `c.id AS contract_id, c.title AS title, c.contract_type AS contract_type,
+ c.summary AS summary, c.scope AS scope, c.effective_date AS effective_date, c.end_date AS end_date,
+ c.duration AS duration, c.duration_days AS duration_days, c.total_amount AS total_amount, c.currency AS currency,
+ [(c)-[:HAS_GOVERNING_LAW]->(gl:Location) | gl {.country, .state, .city, .address}][0] AS governing_law,
+ COLLECT { MATCH (:Party)-[r:PARTY_TO]->(c) WITH r ORDER BY r.ord RETURN r {.name, .role, .country} } AS parties,
+ COLLECT { MATCH (c)-[:HAS_CLAUSE]->(cl:Clause) WITH DISTINCT cl.type AS t ORDER BY t RETURN t } AS clause_types`
+
+// grouping is how one group_by value finds its keys: an optional pattern
+// from c and the key expression. multi groupings can put a contract in
+// several groups (or one group several times), so rows are made distinct.
+type grouping struct {
+	pattern string
+	key     string
+	multi   bool
+}
+
+const effectiveYear = "substring(c.effective_date, 0, 4)"
+
+// groupings is the allow-list of aggregate groupings.
+var groupings = map[string]grouping{
+	graph.GroupContractType:  {key: "c.contract_type"},
+	graph.GroupEffectiveYear: {key: effectiveYear},
+	graph.GroupEffectiveMonth: {
+		key: "substring(c.effective_date, 0, 7)",
+	},
+	graph.GroupEffectiveQuarter: {
+		key: effectiveYear + " + '-Q' + toString((toInteger(substring(c.effective_date, 5, 2)) + 2) / 3)",
+	},
+	graph.GroupEndYear:             {key: "substring(c.end_date, 0, 4)"},
+	graph.GroupParty:               {pattern: "MATCH (gp:Party)-[:PARTY_TO]->(c)", key: "gp.name", multi: true},
+	graph.GroupPartyCountry:        {pattern: "MATCH (:Party)-[gr:PARTY_TO]->(c)", key: "gr.country", multi: true},
+	graph.GroupGoverningLawCountry: {pattern: "MATCH (c)-[:HAS_GOVERNING_LAW]->(gl:Location)", key: "gl.country"},
+	graph.GroupGoverningLawState:   {pattern: "MATCH (c)-[:HAS_GOVERNING_LAW]->(gl:Location)", key: "gl.state"},
+	graph.GroupClauseType:          {pattern: "MATCH (c)-[:HAS_CLAUSE]->(gcl:Clause)", key: "gcl.type", multi: true},
+}
+
+// metrics is the allow-list of aggregate metrics over a group's contracts
+// c. A sum over no values is null, as in SQL (Cypher's sum would say 0).
+var metrics = map[string]string{
+	graph.MetricCount:           "toFloat(count(c))",
+	graph.MetricSumAmount:       "CASE WHEN count(c.total_amount) = 0 THEN null ELSE toFloat(sum(c.total_amount)) END",
+	graph.MetricAvgAmount:       "toFloat(avg(c.total_amount))",
+	graph.MetricMinAmount:       "toFloat(min(c.total_amount))",
+	graph.MetricMaxAmount:       "toFloat(max(c.total_amount))",
+	graph.MetricAvgDurationDays: "toFloat(avg(c.duration_days))",
+	graph.MetricMinDurationDays: "toFloat(min(c.duration_days))",
+	graph.MetricMaxDurationDays: "toFloat(max(c.duration_days))",
+}
+
+// compileAggregate compiles q; see graph.AggregateQuery for its semantics.
+// The statement returns one row: total (the number of groups) and groups
+// (the first Limit of them as maps with key, count and value).
+func compileAggregate(q graph.AggregateQuery) (statement, error) {
+	n, err := limit(q.Limit, defaultAggregateLimit, maxAggregateLimit)
+	if err != nil {
+		return statement{}, err
+	}
+	metricName := q.Metric
+	if metricName == "" {
+		metricName = graph.MetricCount
+	}
+	metric, ok := metrics[metricName]
+	if !ok {
+		return statement{}, fmt.Errorf("unknown metric %q; valid values: %s", q.Metric, validNames(metrics))
+	}
+	p := params{}
+	f, err := compileFilter(p, q.Filter, summaryAsSource)
+	if err != nil {
+		return statement{}, err
+	}
+	if q.GroupBy == "" {
+		// One group over every matching contract, present even when none
+		// matches: an aggregation without keys always yields one row.
+		return statement{Cypher: f.match() + " WITH count(c) AS n, " + metric + " AS v" +
+			" RETURN 1 AS total, [{key: 'all', count: n, value: v}] AS groups", Params: p}, nil
+	}
+	g, ok := groupings[q.GroupBy]
+	if !ok {
+		return statement{}, fmt.Errorf("unknown group_by %q; valid values: %s", q.GroupBy, validNames(groupings))
+	}
+	dir := "DESC"
+	if q.Asc {
+		dir = "ASC"
+	}
+	var b strings.Builder
+	b.WriteString(f.match())
+	if g.pattern != "" {
+		b.WriteString(" " + g.pattern)
+	}
+	if g.multi {
+		b.WriteString(" WITH DISTINCT " + g.key + " AS k, c")
+	} else {
+		b.WriteString(" WITH " + g.key + " AS k, c")
+	}
+	b.WriteString(" WHERE k IS NOT NULL AND k <> ''")
+	b.WriteString(" WITH k, count(c) AS n, " + metric + " AS v")
+	b.WriteString(" ORDER BY v IS NULL, v " + dir + ", k " + dir)
+	b.WriteString(" WITH collect({key: k, count: n, value: v}) AS gs")
+	b.WriteString(" RETURN size(gs) AS total, gs[0.." + p.add(n) + "] AS groups")
+	return statement{Cypher: b.String(), Params: p}, nil
+}
+
+// partySearch is a compiled party_search: the count and the examples.
+type partySearch struct {
+	count, examples statement
+}
+
+// compileParties compiles q. The examples come with their rank (the
+// planner cannot sort a projection holding aggregating subqueries by a
+// variable from before it), by which the caller orders them: parties by contract count descending (the
+// default) or by name (ascending unless q.Desc), ties broken by name and
+// then id ascending.
+func compileParties(q graph.PartyQuery) (partySearch, error) {
+	n, err := limit(q.Limit, defaultPartyLimit, maxPartyLimit)
+	if err != nil {
+		return partySearch{}, err
+	}
+	var order string
+	switch q.OrderBy {
+	case "", "contract_count":
+		order = "n DESC, p.name ASC, p.id ASC"
+	case "name":
+		order = "p.name ASC, p.id ASC"
+		if q.Desc {
+			order = "p.name DESC, p.id ASC"
+		}
+	default:
+		return partySearch{}, fmt.Errorf("unknown order_by %q; valid values: contract_count, name", q.OrderBy)
+	}
+	build := func() (string, params) {
+		p := params{}
+		var conds []string
+		if q.Name != "" {
+			conds = append(conds, "any(k IN p.match_keys WHERE k CONTAINS "+p.add(contract.MatchKey(q.Name))+")")
+		}
+		if q.Country != "" {
+			conds = append(conds, "EXISTS { MATCH (p)-[fr:PARTY_TO]->(:Contract) WHERE fr.country = "+p.add(q.Country)+" }")
+		}
+		if q.ContractType != "" {
+			conds = append(conds, "EXISTS { MATCH (p)-[:PARTY_TO]->(fc:Contract) WHERE fc.contract_type = "+p.add(q.ContractType)+" }")
+		}
+		where := ""
+		if len(conds) > 0 {
+			where = " WHERE " + strings.Join(conds, " AND ")
+		}
+		return "MATCH (p:Party)" + where +
+			" WITH p, size(COLLECT { MATCH (p)-[:PARTY_TO]->(pc:Contract) RETURN DISTINCT pc.id }) AS n" +
+			" WHERE n >= " + p.add(q.MinContracts), p
+	}
+	countCypher, pc := build()
+	exCypher, pe := build()
+	lim := pe.add(n)
+	return partySearch{
+		count: statement{Cypher: countCypher + " RETURN count(p) AS total", Params: pc},
+		examples: statement{Cypher: exCypher + " WITH p, n ORDER BY " + order + " LIMIT " + lim +
+			" WITH collect({p: p, n: n}) AS ps UNWIND range(0, size(ps) - 1) AS i WITH i, ps[i].p AS p, ps[i].n AS n" +
+			" RETURN i AS rank, p.id AS party_id, p.name AS name, n AS contract_count, coalesce(p.aliases, []) AS aliases," +
+			" COLLECT { MATCH (p)-[r:PARTY_TO]->(:Contract) WHERE r.country IS NOT NULL AND r.country <> ''" +
+			" WITH r.country AS country, count(*) AS m ORDER BY m DESC, country ASC RETURN country LIMIT 1 } AS country," +
+			" COLLECT { MATCH (p)-[:PARTY_TO]->(tc:Contract) WHERE tc.contract_type IS NOT NULL" +
+			" WITH DISTINCT tc.contract_type AS t ORDER BY t RETURN t } AS contract_types", Params: pe},
+	}, nil
+}
+
+// compileClauses compiles q: clause and chunk passages ranked by the
+// full-text index (any word may match), best first, ties broken by contract
+// id, offset and clause id. With ClauseTypes only clauses of those types or
+// groups are searched (chunks have no type).
+func compileClauses(q graph.ClauseQuery) (statement, error) {
+	n, err := limit(q.Limit, defaultClauseLimit, maxClauseLimit)
+	if err != nil {
+		return statement{}, err
+	}
+	lq := luceneQuery(q.Query, false)
+	if lq == "" {
+		return statement{}, fmt.Errorf("query %q holds no searchable word", q.Query)
+	}
+	p := params{}
+	f, err := compileFilter(p, q.Filter, summaryAsCondition)
+	if err != nil {
+		return statement{}, err
+	}
+	var extra []string
+	if len(q.ClauseTypes) > 0 {
+		v := p.add(append([]string(nil), q.ClauseTypes...))
+		extra = append(extra, "h:Clause", "(h.type IN "+v+" OR h.group IN "+v+")")
+	}
+	cypher := f.prelude +
+		"CALL db.index.fulltext.queryNodes('" + passageTextIndex + "', " + p.add(lq) + ") YIELD node AS h, score" +
+		" MATCH (c:Contract)-[:HAS_CLAUSE|HAS_CHUNK]->(h)" + f.where(extra...) +
+		" WITH c, h, score, CASE WHEN h:Clause THEN h.id ELSE '' END AS clause_id" +
+		" RETURN c.id AS contract_id, clause_id," +
+		" CASE WHEN h:Clause THEN h.type ELSE '' END AS clause_type," +
+		" CASE WHEN h:Clause THEN coalesce(CASE WHEN h.text <> '' THEN h.text END, h.summary, '') ELSE h.text END AS text," +
+		" h.start AS start, h.end AS end, coalesce(h.verified, false) AS verified, score" +
+		" ORDER BY score DESC, contract_id ASC, start ASC, clause_id ASC LIMIT " + p.add(n)
+	return statement{Cypher: cypher, Params: p}, nil
+}
+
+// statsStatements count nodes by label and relationships by type.
+var statsStatements = []struct {
+	nodes bool
+	name  string
+	st    statement
+}{
+	{true, "Contract", statement{Cypher: "MATCH (n:Contract) RETURN count(n) AS n"}},
+	{true, "Party", statement{Cypher: "MATCH (n:Party) RETURN count(n) AS n"}},
+	{true, "Location", statement{Cypher: "MATCH (n:Location) RETURN count(n) AS n"}},
+	{true, "Clause", statement{Cypher: "MATCH (n:Clause) RETURN count(n) AS n"}},
+	{true, "Chunk", statement{Cypher: "MATCH (n:Chunk) RETURN count(n) AS n"}},
+	{true, "Statute", statement{Cypher: "MATCH (n:Statute) RETURN count(n) AS n"}},
+	{false, "PARTY_TO", statement{Cypher: "MATCH ()-[r:PARTY_TO]->() RETURN count(r) AS n"}},
+	{false, "HAS_LOCATION", statement{Cypher: "MATCH ()-[r:HAS_LOCATION]->() RETURN count(r) AS n"}},
+	{false, "HAS_GOVERNING_LAW", statement{Cypher: "MATCH ()-[r:HAS_GOVERNING_LAW]->() RETURN count(r) AS n"}},
+	{false, "HAS_CLAUSE", statement{Cypher: "MATCH ()-[r:HAS_CLAUSE]->() RETURN count(r) AS n"}},
+	{false, "HAS_CHUNK", statement{Cypher: "MATCH ()-[r:HAS_CHUNK]->() RETURN count(r) AS n"}},
+}
+
+// getContractCypher reads one contract with all of its parts.
+const getContractCypher = `MATCH (c:Contract {id: $id})
+RETURN c {.*} AS c,
+ [(c)-[:HAS_GOVERNING_LAW]->(gl:Location) | gl {.country, .state, .city, .address}][0] AS governing_law,
+ COLLECT { MATCH (p:Party)-[r:PARTY_TO]->(c) OPTIONAL MATCH (l:Location {id: r.location_id})
+   WITH p, r, l ORDER BY r.ord
+   RETURN {party_id: p.id, name: r.name, role: r.role, location: l {.country, .state, .city, .address}} } AS parties,
+ COLLECT { MATCH (c)-[:HAS_CLAUSE]->(cl:Clause) WITH cl ORDER BY cl.ord
+   RETURN cl {.id, .type, .group, .summary, .text, .start, .end, .verified} } AS clauses,
+ COLLECT { MATCH (c)-[:HAS_CHUNK]->(ch:Chunk) WITH ch ORDER BY ch.ord
+   RETURN ch {.id, .ord, .text, .start, .end} } AS chunks`
+
+// contractIDsCypher pages through contract ids in order.
+const contractIDsCypher = `MATCH (c:Contract) WHERE c.id > $after RETURN c.id AS id ORDER BY id LIMIT $limit`

@@ -1,0 +1,195 @@
+package neo4j
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+)
+
+// maxIDLen bounds contract ids, which appear in every answer and URL.
+const maxIDLen = 512
+
+// FieldError says which field of which contract the store rejected.
+type FieldError struct {
+	ContractID string
+	Field      string // e.g. "clauses[3].end"
+	Reason     string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("contract %q: %s: %s", e.ContractID, e.Field, e.Reason)
+}
+
+// prepared is a contract ready to write: validated, normalised and hashed.
+type prepared struct {
+	c    *contract.Contract
+	hash string
+	// keys[i] and matchKeys[i] belong to c.Parties[i].
+	keys      []string
+	matchKeys []string
+}
+
+// prepare validates c and returns its canonical form, which is what is
+// stored and hashed, so that re-putting what GetContract returned is a no-op.
+// The rules are the embedded store's, so that both backends accept and
+// reject the same contracts and store the same canonical form: party names
+// cleaned and store-assigned party ids cleared, empty locations dropped,
+// missing clause groups filled from the taxonomy, missing clause and chunk
+// ids derived from the contract id and position. Rejected are an empty or
+// over-long id, malformed dates, non-finite amounts, negative durations,
+// nameless parties, typeless clauses and spans that lie outside the text or
+// claim a verification they do not have.
+func prepare(in *contract.Contract) (*prepared, error) {
+	if in == nil {
+		return nil, errors.New("nil contract")
+	}
+	c := *in
+	bad := func(field, format string, args ...any) error {
+		return &FieldError{ContractID: c.ID, Field: field, Reason: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case strings.TrimSpace(c.ID) == "":
+		return nil, bad("id", "empty")
+	case c.ID != strings.TrimSpace(c.ID):
+		return nil, bad("id", "has surrounding whitespace")
+	case len(c.ID) > maxIDLen:
+		return nil, bad("id", "longer than %d bytes", maxIDLen)
+	case !utf8.ValidString(c.ID):
+		return nil, bad("id", "not valid UTF-8")
+	}
+	for _, d := range []struct{ field, value string }{
+		{"effective_date", c.EffectiveDate}, {"end_date", c.EndDate},
+	} {
+		if d.value == "" {
+			continue
+		}
+		if _, err := time.Parse(time.DateOnly, d.value); err != nil {
+			return nil, bad(d.field, "%q is not a YYYY-MM-DD date", d.value)
+		}
+	}
+	if c.TotalAmount != nil && (math.IsNaN(*c.TotalAmount) || math.IsInf(*c.TotalAmount, 0)) {
+		return nil, bad("total_amount", "not a finite number")
+	}
+	if c.DurationDays != nil && *c.DurationDays < 0 {
+		return nil, bad("duration_days", "negative (%d)", *c.DurationDays)
+	}
+	if c.GoverningLaw.IsZero() {
+		c.GoverningLaw = nil
+	} else {
+		gl := *c.GoverningLaw
+		c.GoverningLaw = &gl
+	}
+
+	p := &prepared{}
+	c.Parties = append([]contract.PartyRole(nil), in.Parties...)
+	for i := range c.Parties {
+		pr := &c.Parties[i]
+		pr.PartyID = ""
+		pr.Name = contract.CleanPartyName(pr.Name)
+		key := contract.PartyKey(pr.Name)
+		if key == "" {
+			return nil, bad(fmt.Sprintf("parties[%d].name", i), "%q holds no letter or digit", pr.Name)
+		}
+		if pr.Location.IsZero() {
+			pr.Location = nil
+		} else {
+			l := *pr.Location
+			pr.Location = &l
+		}
+		p.keys = append(p.keys, key)
+		p.matchKeys = append(p.matchKeys, contract.MatchKey(pr.Name))
+	}
+
+	span := func(field string, start, end int) error {
+		if start < 0 || end < start || end > len(c.Text) {
+			return bad(field, "span [%d,%d) lies outside the %d-byte text", start, end, len(c.Text))
+		}
+		return nil
+	}
+	c.Clauses = append([]contract.Clause(nil), in.Clauses...)
+	for i := range c.Clauses {
+		cl := &c.Clauses[i]
+		field := fmt.Sprintf("clauses[%d]", i)
+		if strings.TrimSpace(cl.Type) == "" {
+			return nil, bad(field+".type", "empty")
+		}
+		if cl.Group == "" {
+			if _, g, err := contract.ParseClauseType(cl.Type); err == nil {
+				cl.Group = g
+			}
+		}
+		if cl.ID == "" {
+			cl.ID = c.ID + "#clause-" + strconv.Itoa(i+1)
+		}
+		if err := span(field, cl.Start, cl.End); err != nil {
+			return nil, err
+		}
+		if cl.Verified && c.Text[cl.Start:cl.End] != cl.Text {
+			return nil, bad(field+".verified", "the text at [%d,%d) differs from the clause text", cl.Start, cl.End)
+		}
+	}
+	c.Chunks = append([]contract.Chunk(nil), in.Chunks...)
+	ords := map[int]bool{}
+	for i := range c.Chunks {
+		ch := &c.Chunks[i]
+		field := fmt.Sprintf("chunks[%d]", i)
+		if ords[ch.Ord] {
+			return nil, bad(field+".ord", "%d repeats an earlier chunk's", ch.Ord)
+		}
+		ords[ch.Ord] = true
+		if ch.Text == "" {
+			return nil, bad(field+".text", "empty")
+		}
+		if err := span(field, ch.Start, ch.End); err != nil {
+			return nil, err
+		}
+		if ch.ID == "" {
+			ch.ID = c.ID + "#chunk-" + strconv.Itoa(i+1)
+		}
+	}
+	for i, e := range c.Evidence {
+		field := fmt.Sprintf("evidence[%d]", i)
+		if err := span(field, e.Start, e.End); err != nil {
+			return nil, err
+		}
+		if e.Verified && c.Text[e.Start:e.End] != e.Quote {
+			return nil, bad(field+".verified", "the text at [%d,%d) differs from the quote", e.Start, e.End)
+		}
+	}
+	if c.Usage != nil {
+		u := *c.Usage
+		c.Usage = &u
+	}
+	b, err := json.Marshal(&c)
+	if err != nil {
+		return nil, bad("", "encode: %v", err)
+	}
+	sum := sha256.Sum256(b)
+	p.c = &c
+	p.hash = hex.EncodeToString(sum[:])
+	return p, nil
+}
+
+// partyID is the stable id of the party whose PartyKey is key: the key with
+// spaces as hyphens (keys hold only lower-case letters, digits and spaces),
+// the embedded store's rule, so that both backends name parties alike.
+func partyID(key string) string {
+	return strings.ReplaceAll(key, " ", "-")
+}
+
+// locationID is the identity of a Location node: locations are shared by
+// every party and contract that names the same (country, state, city,
+// address), as in the embedded store.
+func locationID(l *contract.Location) string {
+	sum := sha256.Sum256([]byte(l.Country + "\x1f" + l.State + "\x1f" + l.City + "\x1f" + l.Address))
+	return "loc-" + hex.EncodeToString(sum[:12])
+}

@@ -1,0 +1,399 @@
+package neo4j
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
+)
+
+// Batches: how many contracts, and how many bytes of contract text, share
+// one write transaction. A batch commits as a whole, so each of its
+// contracts is written entirely or not at all.
+const (
+	putBatch      = 200
+	putBatchBytes = 16 << 20
+)
+
+// Write statements. Each takes its rows as $rows and runs once per batch.
+const (
+	lookupHashesCypher = `UNWIND $ids AS id MATCH (c:Contract {id: id}) RETURN c.id AS id, c.content_hash AS hash`
+
+	// deleteContractsCypher removes old versions with their clauses and
+	// chunks, returning the parties and locations they referenced so that
+	// those left unused can be removed afterwards.
+	deleteContractsCypher = `UNWIND $ids AS id
+MATCH (c:Contract {id: id})
+WITH c,
+ COLLECT { MATCH (p:Party)-[:PARTY_TO]->(c) RETURN DISTINCT p.id } AS pids,
+ COLLECT { MATCH (:Party)-[r:PARTY_TO]->(c) WHERE r.location_id IS NOT NULL RETURN DISTINCT r.location_id } +
+ COLLECT { MATCH (c)-[:HAS_GOVERNING_LAW]->(l:Location) RETURN l.id } AS lids
+OPTIONAL MATCH (c)-[:HAS_CLAUSE|HAS_CHUNK]->(x)
+WITH c, pids, lids, collect(x) AS xs
+FOREACH (x IN xs | DETACH DELETE x)
+DETACH DELETE c
+RETURN pids, lids`
+
+	mergeLocationsCypher = `UNWIND $rows AS row
+MERGE (l:Location {id: row.id}) ON CREATE SET l += row.props`
+
+	// mergePartiesCypher resolves each name to the party with its PartyKey,
+	// creating it with this spelling as the canonical name, and records any
+	// other spelling as an alias. Rows are in contract then party order, so
+	// the first spelling seen names the party, as in the embedded store.
+	mergePartiesCypher = `UNWIND $rows AS row
+MERGE (p:Party {normalized_name: row.key})
+ ON CREATE SET p.id = row.id, p.name = row.name, p.aliases = [], p.match_keys = [row.match_key]
+WITH p, row WHERE p.name <> row.name AND NOT row.name IN p.aliases
+SET p.aliases = p.aliases + row.name, p.match_keys = p.match_keys + row.match_key`
+
+	createContractsCypher = `UNWIND $rows AS row CREATE (c:Contract) SET c = row.props`
+
+	governingLawCypher = `UNWIND $rows AS row
+MATCH (c:Contract {id: row.contract_id}) MATCH (l:Location {id: row.location_id})
+CREATE (c)-[:HAS_GOVERNING_LAW]->(l)`
+
+	partyToCypher = `UNWIND $rows AS row
+MATCH (c:Contract {id: row.contract_id}) MATCH (p:Party {normalized_name: row.key})
+CREATE (p)-[r:PARTY_TO]->(c) SET r = row.props`
+
+	hasLocationCypher = `UNWIND $rows AS row
+MATCH (p:Party {normalized_name: row.key}) MATCH (l:Location {id: row.location_id})
+MERGE (p)-[:HAS_LOCATION]->(l)`
+
+	createClausesCypher = `UNWIND $rows AS row
+MATCH (c:Contract {id: row.contract_id})
+CREATE (c)-[:HAS_CLAUSE]->(x:Clause) SET x = row.props`
+
+	createChunksCypher = `UNWIND $rows AS row
+MATCH (c:Contract {id: row.contract_id})
+CREATE (c)-[:HAS_CHUNK]->(x:Chunk) SET x = row.props`
+
+	// staleLocationsCypher drops the HAS_LOCATION relationships that no
+	// remaining contract supports any more.
+	staleLocationsCypher = `UNWIND $ids AS id
+MATCH (p:Party {id: id})-[h:HAS_LOCATION]->(l:Location)
+WHERE NOT EXISTS { MATCH (p)-[r:PARTY_TO]->(:Contract) WHERE r.location_id = l.id }
+DELETE h`
+
+	orphanPartiesCypher = `UNWIND $ids AS id
+MATCH (p:Party {id: id}) WHERE NOT EXISTS { (p)-[:PARTY_TO]->(:Contract) }
+DETACH DELETE p`
+
+	orphanLocationsCypher = `UNWIND $ids AS id
+MATCH (l:Location {id: id})
+WHERE NOT EXISTS { (:Party)-[:HAS_LOCATION]->(l) } AND NOT EXISTS { (:Contract)-[:HAS_GOVERNING_LAW]->(l) }
+DELETE l`
+)
+
+// PutContracts writes each contract atomically, replacing any stored
+// contract with the same id; see graph.Store. Contracts are written in
+// batches, each one managed write transaction of UNWIND statements that the
+// driver retries on transient errors. Should a batch fail otherwise, its
+// contracts are retried one by one so that only the faulty one fails.
+// Invalid contracts fail with a *FieldError and leave nothing behind. On a
+// cancelled context the outcomes returned cover the committed batches only.
+func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]graph.PutOutcome, error) {
+	var batch []*prepared
+	var batchIdx []int
+	ids := map[string]bool{}
+	size := 0
+	outcomes := make([]graph.PutOutcome, len(cs))
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		statuses, err := s.writeBatch(ctx, batch)
+		if err != nil && ctx.Err() == nil {
+			// Find the faulty contract: write each alone.
+			statuses = make([]graph.PutStatus, len(batch))
+			for i, p := range batch {
+				st, err := s.writeBatch(ctx, []*prepared{p})
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if err != nil {
+					outcomes[batchIdx[i]] = graph.PutOutcome{ID: p.c.ID, Status: graph.PutFailed,
+						Err: fmt.Errorf("contract %q: %w", p.c.ID, err)}
+					statuses[i] = graph.PutFailed
+					continue
+				}
+				statuses[i] = st[0]
+			}
+			err = nil
+		}
+		if err != nil {
+			return err
+		}
+		for i, p := range batch {
+			if statuses[i] != graph.PutFailed {
+				outcomes[batchIdx[i]] = graph.PutOutcome{ID: p.c.ID, Status: statuses[i]}
+			}
+		}
+		batch, batchIdx, size = batch[:0], batchIdx[:0], 0
+		clear(ids)
+		return nil
+	}
+	done := 0 // outcomes[:done] are final
+	for i, c := range cs {
+		p, err := prepare(c)
+		if err != nil {
+			id := ""
+			if c != nil {
+				id = c.ID
+			}
+			outcomes[i] = graph.PutOutcome{ID: id, Status: graph.PutFailed, Err: err}
+			continue
+		}
+		// A repeated id starts a new batch, so that the later version
+		// replaces the earlier one exactly as two separate puts would.
+		if ids[p.c.ID] || len(batch) == putBatch || (size > 0 && size+len(p.c.Text) > putBatchBytes) {
+			if err := flush(); err != nil {
+				return outcomes[:done], fmt.Errorf("put contracts: %w", err)
+			}
+			done = i
+		}
+		batch = append(batch, p)
+		batchIdx = append(batchIdx, i)
+		ids[p.c.ID] = true
+		size += len(p.c.Text)
+	}
+	if err := flush(); err != nil {
+		return outcomes[:done], fmt.Errorf("put contracts: %w", err)
+	}
+	return outcomes, nil
+}
+
+// writeBatch writes the batch in one transaction and returns each
+// contract's status.
+func (s *Store) writeBatch(ctx context.Context, batch []*prepared) ([]graph.PutStatus, error) {
+	var statuses []graph.PutStatus
+	dims := 0
+	err := s.tx(ctx, neo4j.AccessModeWrite, func(tx neo4j.ManagedTransaction) error {
+		var err error
+		statuses, dims, err = writeBatchTx(ctx, tx, batch)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if dims > 0 {
+		if err := s.ensureVectorIndex(ctx, dims); err != nil {
+			return nil, err
+		}
+	}
+	return statuses, nil
+}
+
+// writeBatchTx is one attempt at writing the batch; the driver may run it
+// again on a transient failure, so it derives everything from the
+// transaction's view of the database. It returns the embedding dimension
+// when some chunk carries an embedding.
+func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*prepared) ([]graph.PutStatus, int, error) {
+	ids := make([]any, len(batch))
+	for i, p := range batch {
+		ids[i] = p.c.ID
+	}
+	recs, err := collect(ctx, tx, statement{Cypher: lookupHashesCypher, Params: map[string]any{"ids": ids}})
+	if err != nil {
+		return nil, 0, fmt.Errorf("look up stored contracts: %w", err)
+	}
+	stored := map[string]string{}
+	for _, r := range recs {
+		id, _ := r.AsMap()["id"].(string)
+		hash, _ := r.AsMap()["hash"].(string)
+		stored[id] = hash
+	}
+	statuses := make([]graph.PutStatus, len(batch))
+	var w rows
+	var replaced []any
+	for i, p := range batch {
+		hash, exists := stored[p.c.ID]
+		switch {
+		case exists && hash == p.hash:
+			statuses[i] = graph.PutUnchanged
+			continue
+		case exists:
+			statuses[i] = graph.PutUpdated
+			replaced = append(replaced, p.c.ID)
+		default:
+			statuses[i] = graph.PutCreated
+		}
+		w.add(p)
+	}
+	if len(w.contracts) == 0 {
+		return statuses, 0, nil
+	}
+	var oldParties, oldLocations []any
+	if len(replaced) > 0 {
+		recs, err := collect(ctx, tx, statement{Cypher: deleteContractsCypher, Params: map[string]any{"ids": replaced}})
+		if err != nil {
+			return nil, 0, fmt.Errorf("delete old versions: %w", err)
+		}
+		for _, r := range recs {
+			m := r.AsMap()
+			oldParties = append(oldParties, asSlice(m["pids"])...)
+			oldLocations = append(oldLocations, asSlice(m["lids"])...)
+		}
+	}
+	for _, st := range []struct {
+		what   string
+		cypher string
+		key    string // the list parameter
+		list   []any
+	}{
+		{"locations", mergeLocationsCypher, "rows", w.locations},
+		{"parties", mergePartiesCypher, "rows", w.parties},
+		{"contracts", createContractsCypher, "rows", w.contracts},
+		{"governing law", governingLawCypher, "rows", w.governingLaw},
+		{"party roles", partyToCypher, "rows", w.roles},
+		{"party locations", hasLocationCypher, "rows", w.partyLocations},
+		{"clauses", createClausesCypher, "rows", w.clauses},
+		{"chunks", createChunksCypher, "rows", w.chunks},
+		// Parties and locations only the old versions used are gone with them.
+		{"stale party locations", staleLocationsCypher, "ids", oldParties},
+		{"unused parties", orphanPartiesCypher, "ids", oldParties},
+		{"unused locations", orphanLocationsCypher, "ids", oldLocations},
+	} {
+		if len(st.list) == 0 {
+			continue
+		}
+		res, err := tx.Run(ctx, st.cypher, map[string]any{st.key: st.list})
+		if err != nil {
+			return nil, 0, fmt.Errorf("write %s: %w", st.what, err)
+		}
+		if _, err := res.Consume(ctx); err != nil {
+			return nil, 0, fmt.Errorf("write %s: %w", st.what, err)
+		}
+	}
+	return statuses, w.dims, nil
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
+}
+
+// rows are the UNWIND parameters of one batch.
+type rows struct {
+	locations, parties, contracts, governingLaw, roles, partyLocations, clauses, chunks []any
+	seenLocations                                                                       map[string]bool
+	dims                                                                                int
+}
+
+func (w *rows) location(l *contract.Location) string {
+	id := locationID(l)
+	if w.seenLocations == nil {
+		w.seenLocations = map[string]bool{}
+	}
+	if !w.seenLocations[id] {
+		w.seenLocations[id] = true
+		props := map[string]any{}
+		setString(props, "country", l.Country)
+		setString(props, "state", l.State)
+		setString(props, "city", l.City)
+		setString(props, "address", l.Address)
+		w.locations = append(w.locations, map[string]any{"id": id, "props": props})
+	}
+	return id
+}
+
+// add appends the rows that write p.
+func (w *rows) add(p *prepared) {
+	c := p.c
+	props := map[string]any{"id": c.ID, "content_hash": p.hash}
+	setString(props, "title", c.Title)
+	setString(props, "summary", c.Summary)
+	setString(props, "contract_type", c.ContractType)
+	setString(props, "effective_date", c.EffectiveDate)
+	setString(props, "end_date", c.EndDate)
+	setString(props, "duration", c.Duration)
+	setString(props, "renewal_term", c.RenewalTerm)
+	setString(props, "notice_period", c.NoticePeriod)
+	setString(props, "currency", c.Currency)
+	setString(props, "scope", c.Scope)
+	setString(props, "source_path", c.SourcePath)
+	setString(props, "sha256", c.SHA256)
+	setString(props, "extracted_by", c.ExtractedBy)
+	setString(props, "extracted_at", c.ExtractedAt)
+	setString(props, "text", c.Text)
+	if c.DurationDays != nil {
+		props["duration_days"] = int64(*c.DurationDays)
+	}
+	if c.TotalAmount != nil {
+		props["total_amount"] = *c.TotalAmount
+	}
+	if c.Usage != nil {
+		props["usage_input_tokens"] = int64(c.Usage.InputTokens)
+		props["usage_output_tokens"] = int64(c.Usage.OutputTokens)
+	}
+	if len(c.Evidence) > 0 {
+		// Evidence is provenance, not graph structure: kept as one JSON value.
+		b, _ := json.Marshal(c.Evidence) // plain structs of strings, ints and bools always encode
+		props["evidence"] = string(b)
+	}
+	distinct := map[string]bool{}
+	for _, k := range p.keys {
+		distinct[k] = true
+	}
+	props["party_count"] = int64(len(distinct))
+	w.contracts = append(w.contracts, map[string]any{"props": props})
+
+	if c.GoverningLaw != nil {
+		w.governingLaw = append(w.governingLaw, map[string]any{"contract_id": c.ID, "location_id": w.location(c.GoverningLaw)})
+	}
+	for i, pr := range c.Parties {
+		key := p.keys[i]
+		w.parties = append(w.parties, map[string]any{
+			"key": key, "id": partyID(key), "name": pr.Name, "match_key": p.matchKeys[i],
+		})
+		rp := map[string]any{"ord": int64(i), "name": pr.Name}
+		setString(rp, "role", pr.Role)
+		if pr.Location != nil {
+			lid := w.location(pr.Location)
+			rp["location_id"] = lid
+			setString(rp, "country", pr.Location.Country)
+			w.partyLocations = append(w.partyLocations, map[string]any{"key": key, "location_id": lid})
+		}
+		w.roles = append(w.roles, map[string]any{"contract_id": c.ID, "key": key, "props": rp})
+	}
+	for i, cl := range c.Clauses {
+		cp := map[string]any{
+			"id": cl.ID, "ord": int64(i), "type": cl.Type, "start": int64(cl.Start), "end": int64(cl.End),
+			"verified": cl.Verified,
+		}
+		setString(cp, "group", cl.Group)
+		setString(cp, "summary", cl.Summary)
+		setString(cp, "text", cl.Text)
+		w.clauses = append(w.clauses, map[string]any{"contract_id": c.ID, "props": cp})
+	}
+	for _, ch := range c.Chunks {
+		hp := map[string]any{
+			"id": ch.ID, "ord": int64(ch.Ord), "text": ch.Text, "start": int64(ch.Start), "end": int64(ch.End),
+			"verified": c.Text[ch.Start:ch.End] == ch.Text,
+		}
+		if len(ch.Embedding) > 0 {
+			v := make([]any, len(ch.Embedding))
+			for j, f := range ch.Embedding {
+				v[j] = float64(f)
+			}
+			hp["embedding"] = v
+			if w.dims == 0 {
+				w.dims = len(ch.Embedding)
+			}
+		}
+		w.chunks = append(w.chunks, map[string]any{"contract_id": c.ID, "props": hp})
+	}
+}
+
+// setString sets m[k] = v unless v is empty: absent values stay absent, so
+// that range filters and "nulls last" orderings treat them alike.
+func setString(m map[string]any, k, v string) {
+	if v != "" {
+		m[k] = v
+	}
+}

@@ -1,0 +1,202 @@
+// Package neo4j is the scale-out graph.Store: the contract graph in a Neo4j
+// server, cluster or Aura database, through the official Go driver.
+//
+// The graph is design.md's schema: (Party)-[:PARTY_TO {role}]->(Contract),
+// (Party)-[:HAS_LOCATION]->(Location), (Contract)-[:HAS_GOVERNING_LAW]->(Location),
+// (Contract)-[:HAS_CLAUSE]->(Clause) and (Contract)-[:HAS_CHUNK]->(Chunk). A
+// few extra properties make it answer exactly like the embedded store:
+// PARTY_TO also carries the party's name as written in the contract, its
+// position (ord), its location id and country; Party carries match_keys,
+// the containment keys of its name and aliases; Contract carries the full
+// text, the evidence (as JSON), party_count and a content_hash that makes an
+// identical re-import a no-op.
+//
+// Every query is compiled from the typed graph queries into Cypher whose
+// values are parameters and whose labels, relationship types and property
+// names come only from constants in this package (see cypher.go).
+package neo4j
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/contractgraph/contractgraph/internal/graph"
+)
+
+var _ graph.Store = (*Store)(nil)
+
+// Config says how to reach the database; the fields mirror the standard
+// NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD and NEO4J_DATABASE variables,
+// which cmd reads.
+type Config struct {
+	URI      string // e.g. neo4j://host:7687, bolt://127.0.0.1:7687, neo4j+s://x.databases.neo4j.io
+	Username string
+	Password string
+	Database string // "" = the server's default database
+	// QueryTimeout bounds every transaction the store runs; 0 means 2 minutes.
+	QueryTimeout time.Duration
+	// Logger receives setup and retry diagnostics; nil discards them.
+	Logger *slog.Logger
+}
+
+// Store is the Neo4j contract graph. It is safe for concurrent use.
+type Store struct {
+	driver  neo4j.DriverWithContext
+	db      string
+	timeout time.Duration
+	log     *slog.Logger
+
+	// vectorMu guards vectorDims, the dimension of the chunk vector index
+	// once it has been created (0 = not yet).
+	vectorMu   sync.Mutex
+	vectorDims int
+}
+
+// Open connects to the database, checks that it answers and creates, if
+// missing, the constraints and indexes the store relies on. Creating them is
+// idempotent, so every Open of the same database may do it.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.URI == "" {
+		return nil, errors.New("open neo4j store: empty URI (set NEO4J_URI)")
+	}
+	driver, err := neo4j.NewDriverWithContext(cfg.URI, neo4j.BasicAuth(cfg.Username, cfg.Password, ""))
+	if err != nil {
+		return nil, fmt.Errorf("open neo4j store %s: %w", cfg.URI, err)
+	}
+	s := &Store{driver: driver, db: cfg.Database, timeout: cfg.QueryTimeout, log: cfg.Logger}
+	if s.timeout <= 0 {
+		s.timeout = 2 * time.Minute
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if err := driver.VerifyConnectivity(ctx); err != nil {
+		driver.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("open neo4j store %s: %w", cfg.URI, err)
+	}
+	if err := s.setup(ctx); err != nil {
+		driver.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("open neo4j store %s: %w", cfg.URI, err)
+	}
+	return s, nil
+}
+
+// Close releases the driver's connections.
+func (s *Store) Close() error {
+	return s.driver.Close(context.Background())
+}
+
+// setup creates the schema's constraints and indexes and waits until they
+// are online, so that the first query already uses them.
+func (s *Store) setup(ctx context.Context) error {
+	for _, st := range schemaStatements() {
+		if err := s.schemaWrite(ctx, st); err != nil {
+			return err
+		}
+	}
+	if _, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: awaitIndexesCypher}); err != nil {
+		return fmt.Errorf("await indexes: %w", err)
+	}
+	dims, err := s.existingVectorDims(ctx)
+	if err != nil {
+		return err
+	}
+	s.vectorMu.Lock()
+	s.vectorDims = dims
+	s.vectorMu.Unlock()
+	return nil
+}
+
+// schemaWrite runs one schema statement. Another process creating the same
+// index at the same moment is not an error.
+func (s *Store) schemaWrite(ctx context.Context, st statement) error {
+	_, err := s.run(ctx, neo4j.AccessModeWrite, st)
+	var ne *neo4j.Neo4jError
+	if errors.As(err, &ne) && strings.Contains(ne.Code, "AlreadyExists") {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("schema %q: %w", firstLine(st.Cypher), err)
+	}
+	return nil
+}
+
+func (s *Store) existingVectorDims(ctx context.Context) (int, error) {
+	recs, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: vectorIndexCypher})
+	if err != nil {
+		return 0, fmt.Errorf("list vector indexes: %w", err)
+	}
+	for _, r := range recs {
+		if d, ok := r.AsMap()["dims"].(int64); ok {
+			return int(d), nil
+		}
+	}
+	return 0, nil
+}
+
+// ensureVectorIndex creates the chunk vector index for dims-dimensional
+// embeddings the first time embeddings are stored.
+func (s *Store) ensureVectorIndex(ctx context.Context, dims int) error {
+	s.vectorMu.Lock()
+	defer s.vectorMu.Unlock()
+	if s.vectorDims != 0 {
+		return nil
+	}
+	if err := s.schemaWrite(ctx, vectorIndexStatement(dims)); err != nil {
+		return err
+	}
+	s.vectorDims = dims
+	return nil
+}
+
+func (s *Store) session(ctx context.Context, mode neo4j.AccessMode) neo4j.SessionWithContext {
+	return s.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: s.db, AccessMode: mode})
+}
+
+// run runs one statement in a managed transaction of the given mode and
+// returns its records.
+func (s *Store) run(ctx context.Context, mode neo4j.AccessMode, st statement) ([]*neo4j.Record, error) {
+	var recs []*neo4j.Record
+	err := s.tx(ctx, mode, func(tx neo4j.ManagedTransaction) error {
+		var err error
+		recs, err = collect(ctx, tx, st)
+		return err
+	})
+	return recs, err
+}
+
+// tx runs fn in a managed transaction: the driver retries it on transient
+// failures (deadlocks, leader changes), so fn must be safe to run again.
+func (s *Store) tx(ctx context.Context, mode neo4j.AccessMode, fn func(tx neo4j.ManagedTransaction) error) error {
+	sess := s.session(ctx, mode)
+	defer sess.Close(context.WithoutCancel(ctx))
+	work := func(tx neo4j.ManagedTransaction) (any, error) { return nil, fn(tx) }
+	var err error
+	if mode == neo4j.AccessModeRead {
+		_, err = sess.ExecuteRead(ctx, work, neo4j.WithTxTimeout(s.timeout))
+	} else {
+		_, err = sess.ExecuteWrite(ctx, work, neo4j.WithTxTimeout(s.timeout))
+	}
+	return err
+}
+
+// collect runs st in tx and returns every record.
+func collect(ctx context.Context, tx neo4j.ManagedTransaction, st statement) ([]*neo4j.Record, error) {
+	res, err := tx.Run(ctx, st.Cypher, st.Params)
+	if err != nil {
+		return nil, err
+	}
+	return res.Collect(ctx)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
