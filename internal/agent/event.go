@@ -1,6 +1,10 @@
 package agent
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/contractgraph/contractgraph/internal/llm"
+)
 
 // EventType names an agent event.
 type EventType string
@@ -48,6 +52,8 @@ type ToolResultEvent struct {
 type Answer struct {
 	Text      string     `json:"text"`
 	Citations []Citation `json:"citations"`
+	// Usage is the tokens all model calls of the run consumed.
+	Usage *llm.Usage `json:"usage,omitempty"`
 }
 
 // Citation is one contract (and optionally one clause span) an answer relied on.

@@ -1,0 +1,385 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/tools"
+)
+
+// Toolbox is what the agent needs from its tools; *tools.Set satisfies it.
+type Toolbox interface {
+	// Tools lists the tools the model may call.
+	Tools() []tools.Tool
+	// Call runs one tool on JSON arguments. Any error (unknown tool, bad
+	// arguments, store failure) is handed back to the model as the tool's
+	// result so it can correct itself; only context errors stop the run.
+	Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)
+}
+
+// ErrMaxSteps means the model kept calling tools for MaxSteps rounds
+// without giving a final answer.
+var ErrMaxSteps = errors.New("agent: no answer within the step limit")
+
+// Defaults.
+const (
+	DefaultMaxSteps       = 8
+	DefaultParallel       = 4
+	DefaultMaxResultBytes = 48 << 10
+	maxFollowUps          = 3
+)
+
+// Agent answers questions with a model over a toolbox. The zero values of
+// the optional fields are sensible defaults. An Agent is safe for
+// concurrent Runs.
+type Agent struct {
+	Model llm.Model
+	Tools Toolbox
+	// MaxSteps bounds model calls per tool pass (critic mode has two
+	// passes); DefaultMaxSteps when zero.
+	MaxSteps int
+	// Now gives today's date for the system prompt; time.Now when nil.
+	Now func() time.Time
+	// Critic enables question rewriting and a critic's second tool pass.
+	Critic bool
+	// Parallel bounds concurrent tool calls of one model turn;
+	// DefaultParallel when zero.
+	Parallel int
+	// MaxResultBytes bounds one tool result as sent to the model (the
+	// citations still see all of it); DefaultMaxResultBytes when zero.
+	MaxResultBytes int
+	// Temperature, when set, is passed to every model call.
+	Temperature *float64
+	// Log receives debug traces of prompts and tool calls; none when nil.
+	Log *slog.Logger
+}
+
+// run is the state of one Run.
+type run struct {
+	a       *Agent
+	emit    func(Event)
+	log     *slog.Logger
+	defs    []llm.ToolDef
+	seen    *seen
+	usage   llm.Usage
+	calls   []string // "name args" of every tool call, for the critic
+	stream  bool     // emit token events
+}
+
+type toolOutcome struct {
+	call   llm.ToolCall
+	result json.RawMessage
+	err    error
+}
+
+// Run answers question given the earlier conversation history (user and
+// assistant messages; system messages in it are ignored). emit, when not
+// nil, receives events sequentially from the calling goroutine: tool_call /
+// tool_result pairs and token events, then answer or error, then done.
+// Errors: ErrMaxSteps, model errors (wrapping llm's sentinels) and context
+// errors; tool failures are not errors of Run.
+func (a *Agent) Run(ctx context.Context, history []llm.Message, question string, emit func(Event)) (*Answer, error) {
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	ans, err := a.run(ctx, history, question, emit)
+	if err != nil {
+		emit(Event{Type: EventError, Error: err.Error()})
+	} else {
+		emit(Event{Type: EventAnswer, Answer: ans})
+	}
+	emit(Event{Type: EventDone})
+	return ans, err
+}
+
+func (a *Agent) run(ctx context.Context, history []llm.Message, question string, emit func(Event)) (*Answer, error) {
+	if a.Model == nil || a.Tools == nil {
+		return nil, errors.New("agent: model and tools are required")
+	}
+	question = strings.TrimSpace(question)
+	if question == "" {
+		return nil, errors.New("agent: empty question")
+	}
+	r := &run{a: a, emit: emit, log: a.Log, seen: newSeen()}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	var names []string
+	for _, t := range a.Tools.Tools() {
+		r.defs = append(r.defs, llm.ToolDef{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		names = append(names, t.Name)
+	}
+	date := a.now().Format(time.DateOnly)
+	system, err := render("system.tmpl", systemData{Date: date, Tools: names})
+	if err != nil {
+		return nil, err
+	}
+	var prior []llm.Message
+	for _, m := range history {
+		if m.Role != llm.RoleSystem {
+			prior = append(prior, m)
+		}
+	}
+	asked := question
+	if a.Critic {
+		asked = r.rewrite(ctx, prior, question, date)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	msgs := append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, prior...)
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: asked})
+
+	_, r.stream = a.Model.(llm.Streamer)
+	if a.Critic {
+		r.stream = false // the first draft may be superseded
+	}
+	msgs, text, err := r.pass(ctx, msgs)
+	if err != nil {
+		return nil, err
+	}
+	if a.Critic {
+		followUps := r.critique(ctx, asked, text)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(followUps) > 0 {
+			prompt, err := render("followup.tmpl", followUpData{FollowUps: followUps, Question: asked})
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: prompt})
+			_, r.stream = a.Model.(llm.Streamer)
+			if _, text, err = r.pass(ctx, msgs); err != nil {
+				return nil, err
+			}
+		} else if text != "" {
+			emit(Event{Type: EventToken, Token: text})
+		}
+	}
+	body, cites := r.seen.cite(text)
+	usage := r.usage
+	return &Answer{Text: body, Citations: cites, Usage: &usage}, nil
+}
+
+func (a *Agent) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+// pass runs the model/tool loop until the model answers without tool
+// calls, returning the extended conversation and the answer text.
+func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, string, error) {
+	maxSteps := r.a.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	for step := 1; step <= maxSteps; step++ {
+		req := &llm.Request{Messages: msgs, Tools: r.defs, Temperature: r.a.Temperature}
+		resp, err := r.generate(ctx, req)
+		if err != nil {
+			return nil, "", fmt.Errorf("agent step %d: %w", step, err)
+		}
+		r.usage = r.usage.Add(resp.Usage)
+		msg := resp.Message
+		msg.Role = llm.RoleAssistant
+		msgs = append(msgs, msg)
+		if len(msg.ToolCalls) == 0 {
+			r.log.Debug("agent answer", "step", step, "text", msg.Content)
+			return msgs, msg.Content, nil
+		}
+		for i := range msg.ToolCalls {
+			if msg.ToolCalls[i].ID == "" {
+				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", step, i)
+			}
+		}
+		outcomes, err := r.runTools(ctx, msg.ToolCalls)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, o := range outcomes {
+			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: o.call.ID, Name: o.call.Name, Content: r.toolContent(o)})
+		}
+	}
+	return nil, "", fmt.Errorf("%w (%d model calls)", ErrMaxSteps, maxSteps)
+}
+
+func (r *run) generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if s, ok := r.a.Model.(llm.Streamer); ok && r.stream {
+		return s.Stream(ctx, req, func(d llm.Delta) error {
+			if d.Text != "" {
+				r.emit(Event{Type: EventToken, Token: d.Text})
+			}
+			return nil
+		})
+	}
+	return r.a.Model.Generate(ctx, req)
+}
+
+// runTools runs one turn's tool calls concurrently and returns their
+// outcomes in call order. Only a context error fails the turn.
+func (r *run) runTools(ctx context.Context, calls []llm.ToolCall) ([]toolOutcome, error) {
+	for _, c := range calls {
+		r.emit(Event{Type: EventToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: displayArgs(c.Arguments)}})
+		r.calls = append(r.calls, c.Name+" "+string(c.Arguments))
+	}
+	out := make([]toolOutcome, len(calls))
+	g, gctx := errgroup.WithContext(ctx)
+	limit := r.a.Parallel
+	if limit <= 0 {
+		limit = DefaultParallel
+	}
+	g.SetLimit(limit)
+	for i, c := range calls {
+		g.Go(func() error {
+			out[i] = toolOutcome{call: c}
+			args := c.Arguments
+			if len(strings.TrimSpace(string(args))) == 0 {
+				args = json.RawMessage("{}")
+			}
+			if !json.Valid(args) {
+				out[i].err = fmt.Errorf("the arguments are not valid JSON (%s); send a JSON object matching the tool's input schema", truncate(string(c.Arguments), 200))
+				return nil
+			}
+			start := time.Now()
+			res, err := r.a.Tools.Call(gctx, c.Name, args)
+			r.log.Debug("tool call", "tool", c.Name, "args", string(args), "elapsed", time.Since(start), "err", err)
+			if err != nil && gctx.Err() != nil {
+				return gctx.Err()
+			}
+			out[i].result, out[i].err = res, err
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for _, o := range out {
+		ev := &ToolResultEvent{ID: o.call.ID, Name: o.call.Name}
+		if o.err != nil {
+			ev.Error = o.err.Error()
+		} else {
+			ev.Result = o.result
+			r.seen.add(o.call.Name, o.result)
+		}
+		r.emit(Event{Type: EventToolResult, ToolResult: ev})
+	}
+	return out, nil
+}
+
+// displayArgs returns args as valid JSON for events: malformed arguments
+// are shown as a JSON string.
+func displayArgs(args json.RawMessage) json.RawMessage {
+	if len(args) == 0 {
+		return json.RawMessage("{}")
+	}
+	if json.Valid(args) {
+		return args
+	}
+	b, _ := json.Marshal(string(args))
+	return b
+}
+
+// toolContent is what the model reads for one outcome.
+func (r *run) toolContent(o toolOutcome) string {
+	if o.err != nil {
+		b, _ := json.Marshal(map[string]string{"error": o.err.Error()})
+		return string(b)
+	}
+	max := r.a.MaxResultBytes
+	if max <= 0 {
+		max = DefaultMaxResultBytes
+	}
+	s := string(o.result)
+	if len(s) > max {
+		return s[:max] + fmt.Sprintf("\n[result truncated: %d of %d bytes shown; narrow the query or lower the limit]", max, len(s))
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// rewritten is the structured reply of the question rewriter.
+type rewritten struct {
+	Question string `json:"question" jsonschema:"The self-contained, atomic question."`
+}
+
+// rewrite turns question into an atomic one using the conversation. On any
+// failure it keeps the original question: rewriting is an aid, not a gate.
+func (r *run) rewrite(ctx context.Context, history []llm.Message, question, date string) string {
+	var turns []llm.Message
+	for _, m := range history {
+		if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && m.Content != "" {
+			turns = append(turns, m)
+		}
+	}
+	prompt, err := render("rewrite.tmpl", rewriteData{Date: date, History: turns, Question: question})
+	if err != nil {
+		r.log.Warn("rewrite question", "err", err)
+		return question
+	}
+	v, resp, err := llm.GenerateData[rewritten](ctx, r.a.Model, &llm.Request{
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}, Temperature: r.a.Temperature,
+	})
+	if resp != nil {
+		r.usage = r.usage.Add(resp.Usage)
+	}
+	if err != nil || strings.TrimSpace(v.Question) == "" {
+		r.log.Warn("rewrite question failed; keeping the original", "err", err)
+		return question
+	}
+	r.log.Debug("rewrote question", "from", question, "to", v.Question)
+	return strings.TrimSpace(v.Question)
+}
+
+// critique is the structured reply of the critic.
+type critique struct {
+	Complete  bool     `json:"complete" jsonschema:"True when the draft fully answers the question from tool results."`
+	FollowUps []string `json:"follow_ups" jsonschema:"Follow-up questions for more tool calls; empty when complete."`
+}
+
+// critique asks the critic what the draft misses. A failing critic yields
+// no follow-ups, so the draft stands.
+func (r *run) critique(ctx context.Context, question, draft string) []string {
+	prompt, err := render("critic.tmpl", criticData{Question: question, Calls: r.calls, Draft: draft, MaxFollowUps: maxFollowUps})
+	if err != nil {
+		r.log.Warn("critic", "err", err)
+		return nil
+	}
+	v, resp, err := llm.GenerateData[critique](ctx, r.a.Model, &llm.Request{
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}, Temperature: r.a.Temperature,
+	})
+	if resp != nil {
+		r.usage = r.usage.Add(resp.Usage)
+	}
+	if err != nil {
+		r.log.Warn("critic failed; keeping the draft", "err", err)
+		return nil
+	}
+	if v.Complete {
+		return nil
+	}
+	var out []string
+	for _, q := range v.FollowUps {
+		if q = strings.TrimSpace(q); q != "" && len(out) < maxFollowUps {
+			out = append(out, q)
+		}
+	}
+	r.log.Debug("critic follow-ups", "questions", out)
+	return out
+}
