@@ -64,14 +64,14 @@ type Agent struct {
 
 // run is the state of one Run.
 type run struct {
-	a       *Agent
-	emit    func(Event)
-	log     *slog.Logger
-	defs    []llm.ToolDef
-	seen    *seen
-	usage   llm.Usage
-	calls   []string // "name args" of every tool call, for the critic
-	stream  bool     // emit token events
+	a      *Agent
+	emit   func(Event)
+	log    *slog.Logger
+	defs   []llm.ToolDef
+	seen   *seen
+	usage  llm.Usage
+	calls  []string // "name args" of every tool call, for the critic
+	stream bool     // emit token events
 }
 
 type toolOutcome struct {
