@@ -4,72 +4,129 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 )
 
-// putBatch is how many contracts share one transaction. Each contract still
-// has its own SAVEPOINT, so it is written entirely or not at all; batching
-// only saves the per-commit WAL sync.
-const putBatch = 500
+// putBatch is how many contracts share one transaction.
+const putBatch = 1000
+
+// errRetrySlow aborts a batch written without savepoints because one
+// contract failed while being written.
+var errRetrySlow = errors.New("a contract failed mid-write")
 
 // PutContracts writes each contract atomically, replacing any stored
 // contract with the same id; see graph.Store. Invalid contracts fail with a
 // *FieldError and leave nothing behind. On a cancelled context the contracts
-// already written stay written, and the outcomes returned cover them only.
+// of already committed batches stay written, and the outcomes returned
+// cover them only.
+//
+// Contracts are validated before anything is written, so writes rarely
+// fail. Each batch is therefore first written in one plain transaction; only
+// if a contract fails mid-write is the batch rolled back and written again
+// with a SAVEPOINT per contract, which isolates the failure. (Savepoints
+// are not used by default because each one makes FTS5 flush its pending
+// index, which would cost a small segment per contract.)
 func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]graph.PutOutcome, error) {
 	out := make([]graph.PutOutcome, 0, len(cs))
 	// Validation and hashing need no database: do them before taking the lock.
 	preps := make([]*prepared, len(cs))
 	errs := make([]error, len(cs))
-	for i, c := range cs {
-		preps[i], errs[i] = prepare(c)
-	}
+	prepareAll(cs, preps, errs)
 	for start := 0; start < len(cs); start += putBatch {
 		end := min(start+putBatch, len(cs))
-		err := s.withWriteTx(ctx, func(tx *sql.Tx) error {
-			w, err := newWriter(ctx, tx)
-			if err != nil {
+		batch, err := s.putBatch(ctx, cs[start:end], preps[start:end], errs[start:end], false)
+		if errors.Is(err, errRetrySlow) {
+			batch, err = s.putBatch(ctx, cs[start:end], preps[start:end], errs[start:end], true)
+		}
+		if err != nil {
+			// What this batch wrote is rolled back with it; report only
+			// the contracts of earlier, committed batches.
+			if ctx.Err() != nil {
+				return out, fmt.Errorf("put contracts: %w", ctx.Err())
+			}
+			return out, fmt.Errorf("put contracts: %w", err)
+		}
+		out = append(out, batch...)
+	}
+	return out, nil
+}
+
+// prepareAll prepares cs into preps and errs, spreading large batches over
+// the available processors.
+func prepareAll(cs []*contract.Contract, preps []*prepared, errs []error) {
+	workers := runtime.GOMAXPROCS(0)
+	if len(cs) < 64 || workers < 2 {
+		for i, c := range cs {
+			preps[i], errs[i] = prepare(c)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(cs); i += workers {
+				preps[i], errs[i] = prepare(cs[i])
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// putBatch writes one batch in one transaction. With savepoints, each
+// contract is isolated and a failing one is reported and undone alone;
+// without, the first failing contract aborts the batch with errRetrySlow.
+func (s *Store) putBatch(ctx context.Context, cs []*contract.Contract, preps []*prepared, errs []error, savepoints bool) ([]graph.PutOutcome, error) {
+	out := make([]graph.PutOutcome, 0, len(cs))
+	err := s.withWriteTx(ctx, func(tx *sql.Tx) error {
+		w, err := newWriter(ctx, tx, !savepoints)
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		for i := range cs {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
-			defer w.close()
-			for i := start; i < end; i++ {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				id := ""
-				if cs[i] != nil {
-					id = cs[i].ID
-				}
-				if errs[i] != nil {
-					out = append(out, graph.PutOutcome{ID: id, Status: graph.PutFailed, Err: errs[i]})
-					continue
-				}
-				status, err := w.put(ctx, preps[i])
-				if err != nil {
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					out = append(out, graph.PutOutcome{ID: id, Status: graph.PutFailed, Err: fmt.Errorf("contract %q: %w", id, err)})
-					continue
-				}
-				out = append(out, graph.PutOutcome{ID: id, Status: status})
+			id := ""
+			if cs[i] != nil {
+				id = cs[i].ID
 			}
-			return nil
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				// What this batch wrote is rolled back with it; report only
-				// the contracts of earlier, committed batches.
-				return out[:start], fmt.Errorf("put contracts: %w", ctx.Err())
+			if errs[i] != nil {
+				out = append(out, graph.PutOutcome{ID: id, Status: graph.PutFailed, Err: errs[i]})
+				continue
 			}
-			return out[:start], fmt.Errorf("put contracts: %w", err)
+			status, err := w.put(ctx, preps[i], savepoints)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if !savepoints {
+					return errRetrySlow
+				}
+				out = append(out, graph.PutOutcome{ID: id, Status: graph.PutFailed, Err: fmt.Errorf("contract %q: %w", id, err)})
+				continue
+			}
+			out = append(out, graph.PutOutcome{ID: id, Status: status})
 		}
+		if err := w.flushFTS(ctx); err != nil {
+			if savepoints || ctx.Err() != nil {
+				return err
+			}
+			return errRetrySlow
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -78,40 +135,84 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 type writer struct {
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt
+	// deferFTS, set when the batch runs without savepoints, collects the
+	// rows to full-text index and indexes them all in flushFTS at the end
+	// of the batch. Every statement that opens a statement journal makes
+	// FTS5 flush its pending terms to a new segment; indexing last keeps
+	// that to one segment per batch instead of several per contract.
+	deferFTS bool
+	ftsRows  map[string][]int64 // statement name -> pks to index
+	// parties (by PartyKey) and locations resolved in this batch; nil, and
+	// so not used, when the batch runs with savepoints, since a rolled-back
+	// contract may have created them.
+	parties   map[string]*cachedParty
+	locations map[contract.Location]int64
+}
+
+// resetCaches forgets resolved parties and locations (when rows may have
+// been deleted).
+func (w *writer) resetCaches() {
+	if w.parties != nil {
+		w.parties = map[string]*cachedParty{}
+		w.locations = map[contract.Location]int64{}
+	}
+}
+
+// insert runs an INSERT and returns the new row's rowid.
+func (w *writer) insert(ctx context.Context, name string, args ...any) (int64, error) {
+	res, err := w.stmts[name].ExecContext(ctx, args...)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	return id, nil
 }
 
 // writeSQL are the statements a put runs, prepared once per transaction.
 var writeSQL = map[string]string{
-	"lookup":          `SELECT pk, content_hash FROM contracts WHERE id = ?`,
-	"oldParties":      `SELECT DISTINCT party_pk FROM contract_parties WHERE contract_pk = ?`,
-	"oldLocations":    `SELECT location_pk FROM contract_parties WHERE contract_pk = ? AND location_pk IS NOT NULL UNION SELECT governing_law_pk FROM contracts WHERE pk = ? AND governing_law_pk IS NOT NULL`,
-	"delClauseFTS":    `DELETE FROM passage_fts WHERE rowid IN (SELECT pk FROM clauses WHERE contract_pk = ?)`,
-	"delChunkFTS":     `DELETE FROM passage_fts WHERE rowid IN (SELECT -pk FROM chunks WHERE contract_pk = ?)`,
-	"delContractFTS":  `DELETE FROM contract_fts WHERE rowid = ?`,
-	"delContract":     `DELETE FROM contracts WHERE pk = ?`,
-	"dropParty":       `DELETE FROM parties WHERE pk = ? AND NOT EXISTS (SELECT 1 FROM contract_parties WHERE party_pk = ?)`,
-	"dropLocation":    `DELETE FROM locations WHERE pk = ? AND NOT EXISTS (SELECT 1 FROM contract_parties WHERE location_pk = ?) AND NOT EXISTS (SELECT 1 FROM contracts WHERE governing_law_pk = ?)`,
-	"location":        `INSERT INTO locations(country, state, city, address) VALUES (?, ?, ?, ?) ON CONFLICT(country, state, city, address) DO UPDATE SET country = excluded.country RETURNING pk`,
-	"partyByKey":      `SELECT pk, name FROM parties WHERE normalized_name = ?`,
-	"partyByAlias":    `SELECT p.pk, p.name FROM party_aliases a JOIN parties p ON p.pk = a.party_pk WHERE a.alias_key = ? ORDER BY p.pk LIMIT 1`,
-	"newParty":        `INSERT INTO parties(id, name, normalized_name, match_key) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO NOTHING RETURNING pk`,
-	"alias":           `INSERT INTO party_aliases(party_pk, alias, alias_key, match_key) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-	"insContract":     `INSERT INTO contracts(pk, id, title, summary, contract_type, effective_date, end_date, duration, duration_days, renewal_term, notice_period, total_amount, currency, scope, source_path, sha256, extracted_by, extracted_at, usage_input_tokens, usage_output_tokens, governing_law_pk, party_count, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`,
-	"setPartyCount":   `UPDATE contracts SET party_count = ? WHERE pk = ?`,
-	"insText":         `INSERT INTO contract_texts(contract_pk, text) VALUES (?, ?)`,
-	"insContractFTS":  `INSERT INTO contract_fts(rowid, title, summary, scope) VALUES (?, ?, ?, ?)`,
-	"insRole":         `INSERT INTO contract_parties(contract_pk, ord, party_pk, name, role, location_pk, country) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-	"insClause":       `INSERT INTO clauses(contract_pk, ord, id, type, grp, summary, text, start, "end", verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`,
-	"insChunk":        `INSERT INTO chunks(contract_pk, ord, id, text, start, "end", verified, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`,
-	"insPassageFTS":   `INSERT INTO passage_fts(rowid, text, summary) VALUES (?, ?, ?)`,
-	"insEvidence":     `INSERT INTO evidence(contract_pk, ord, field, value, quote, start, "end", verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	"lookup":         `SELECT pk, content_hash FROM contracts WHERE id = ?`,
+	"oldParties":     `SELECT DISTINCT party_pk FROM contract_parties WHERE contract_pk = ?`,
+	"oldLocations":   `SELECT location_pk FROM contract_parties WHERE contract_pk = ? AND location_pk IS NOT NULL UNION SELECT governing_law_pk FROM contracts WHERE pk = ? AND governing_law_pk IS NOT NULL`,
+	"delClauseFTS":   `DELETE FROM passage_fts WHERE rowid IN (SELECT pk FROM clauses WHERE contract_pk = ?)`,
+	"delChunkFTS":    `DELETE FROM passage_fts WHERE rowid IN (SELECT -pk FROM chunks WHERE contract_pk = ?)`,
+	"delContractFTS": `DELETE FROM contract_fts WHERE rowid = ?`,
+	"delContract":    `DELETE FROM contracts WHERE pk = ?`,
+	"dropParty":      `DELETE FROM parties WHERE pk = ? AND NOT EXISTS (SELECT 1 FROM contract_parties WHERE party_pk = ?)`,
+	"dropLocation":   `DELETE FROM locations WHERE pk = ? AND NOT EXISTS (SELECT 1 FROM contract_parties WHERE location_pk = ?) AND NOT EXISTS (SELECT 1 FROM contracts WHERE governing_law_pk = ?)`,
+	"location":       `INSERT INTO locations(country, state, city, address) VALUES (?, ?, ?, ?) ON CONFLICT(country, state, city, address) DO UPDATE SET country = excluded.country RETURNING pk`,
+	"partyByKey":     `SELECT pk, name FROM parties WHERE normalized_name = ?`,
+	"partyByAlias":   `SELECT p.pk, p.name FROM party_aliases a JOIN parties p ON p.pk = a.party_pk WHERE a.alias_key = ? ORDER BY p.pk LIMIT 1`,
+	"newParty":       `INSERT INTO parties(id, name, normalized_name, match_key) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO NOTHING RETURNING pk`,
+	"alias":          `INSERT INTO party_aliases(party_pk, alias, alias_key, match_key) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+	"insContract":    `INSERT INTO contracts(pk, id, title, summary, contract_type, effective_date, end_date, duration, duration_days, renewal_term, notice_period, total_amount, currency, scope, source_path, sha256, extracted_by, extracted_at, usage_input_tokens, usage_output_tokens, governing_law_pk, party_count, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insText":        `INSERT INTO contract_texts(contract_pk, text) VALUES (?, ?)`,
+	"insContractFTS": `INSERT INTO contract_fts(rowid, title, summary, scope) VALUES (?, ?, ?, ?)`,
+	"insRole":        `INSERT INTO contract_parties(contract_pk, ord, party_pk, name, role, location_pk, country) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	"insClause":      `INSERT INTO clauses(contract_pk, ord, id, type, grp, summary, text, start, "end", verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insChunk":       `INSERT INTO chunks(contract_pk, ord, id, text, start, "end", verified, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insPassageFTS":  `INSERT INTO passage_fts(rowid, text, summary) VALUES (?, ?, ?)`,
+	"insEvidence":    `INSERT INTO evidence(contract_pk, ord, field, value, quote, start, "end", verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	"ftsContracts": `INSERT INTO contract_fts(rowid, title, summary, scope)
+		SELECT pk, coalesce(title, ''), coalesce(summary, ''), coalesce(scope, '') FROM contracts
+		WHERE pk IN (SELECT value FROM json_each(?))`,
+	"ftsClauses": `INSERT INTO passage_fts(rowid, text, summary)
+		SELECT pk, coalesce(text, ''), coalesce(summary, '') FROM clauses WHERE pk IN (SELECT value FROM json_each(?))`,
+	"ftsChunks": `INSERT INTO passage_fts(rowid, text, summary)
+		SELECT -pk, text, '' FROM chunks WHERE pk IN (SELECT value FROM json_each(?))`,
 	"savepoint":       `SAVEPOINT put_contract`,
 	"release":         `RELEASE put_contract`,
 	"rollbackToSaved": `ROLLBACK TO put_contract`,
 }
 
-func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
-	w := &writer{tx: tx, stmts: make(map[string]*sql.Stmt, len(writeSQL))}
+func newWriter(ctx context.Context, tx *sql.Tx, deferFTS bool) (*writer, error) {
+	w := &writer{tx: tx, stmts: make(map[string]*sql.Stmt, len(writeSQL)), deferFTS: deferFTS, ftsRows: map[string][]int64{}}
+	if deferFTS {
+		w.parties = map[string]*cachedParty{}
+		w.locations = map[contract.Location]int64{}
+	}
 	for name, q := range writeSQL {
 		st, err := tx.PrepareContext(ctx, q)
 		if err != nil {
@@ -121,6 +222,35 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		w.stmts[name] = st
 	}
 	return w, nil
+}
+
+// index full-text indexes the row pk through the ftsStmt statement, now or,
+// when deferring, in flushFTS; the immediate form runs insert with args.
+func (w *writer) index(ctx context.Context, ftsStmt string, pk int64, insert string, args ...any) error {
+	if w.deferFTS {
+		w.ftsRows[ftsStmt] = append(w.ftsRows[ftsStmt], pk)
+		return nil
+	}
+	return w.exec(ctx, insert, args...)
+}
+
+// flushFTS indexes the rows collected while deferring.
+func (w *writer) flushFTS(ctx context.Context) error {
+	for _, name := range []string{"ftsContracts", "ftsClauses", "ftsChunks"} {
+		pks := w.ftsRows[name]
+		if len(pks) == 0 {
+			continue
+		}
+		b, err := json.Marshal(pks)
+		if err != nil {
+			return err
+		}
+		if err := w.exec(ctx, name, string(b)); err != nil {
+			return err
+		}
+		delete(w.ftsRows, name)
+	}
+	return nil
 }
 
 func (w *writer) close() {
@@ -164,8 +294,8 @@ func (w *writer) pks(ctx context.Context, name string, args ...any) ([]int64, er
 	return out, nil
 }
 
-// put writes one prepared contract inside its own savepoint.
-func (w *writer) put(ctx context.Context, p *prepared) (graph.PutStatus, error) {
+// put writes one prepared contract, inside its own savepoint if asked.
+func (w *writer) put(ctx context.Context, p *prepared, savepoint bool) (graph.PutStatus, error) {
 	var (
 		oldPK   int64
 		oldHash string
@@ -180,6 +310,12 @@ func (w *writer) put(ctx context.Context, p *prepared) (graph.PutStatus, error) 
 	if exists && oldHash == p.hash {
 		return graph.PutUnchanged, nil
 	}
+	if !savepoint {
+		if err := w.write(ctx, p, exists, oldPK); err != nil {
+			return "", err
+		}
+		return status(exists), nil
+	}
 	if err := w.exec(ctx, "savepoint"); err != nil {
 		return "", err
 	}
@@ -191,10 +327,14 @@ func (w *writer) put(ctx context.Context, p *prepared) (graph.PutStatus, error) 
 	if err := w.exec(ctx, "release"); err != nil {
 		return "", err
 	}
-	if exists {
-		return graph.PutUpdated, nil
+	return status(exists), nil
+}
+
+func status(existed bool) graph.PutStatus {
+	if existed {
+		return graph.PutUpdated
 	}
-	return graph.PutCreated, nil
+	return graph.PutCreated
 }
 
 func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int64) error {
@@ -221,9 +361,19 @@ func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int6
 	if c.GoverningLaw != nil {
 		v, err := w.location(ctx, c.GoverningLaw)
 		if err != nil {
-			return err
+			return fmt.Errorf("governing_law: %w", err)
 		}
 		lawPK = v
+	}
+	partyPKs := make([]int64, len(c.Parties))
+	distinct := map[int64]bool{}
+	for i, pr := range c.Parties {
+		v, err := w.party(ctx, pr.Name, p.keys[i], p.matchKeys[i])
+		if err != nil {
+			return fmt.Errorf("parties[%d]: %w", i, err)
+		}
+		partyPKs[i] = v
+		distinct[v] = true
 	}
 	var inTok, outTok any
 	if c.Usage != nil {
@@ -236,21 +386,15 @@ func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int6
 	if c.TotalAmount != nil {
 		amount = *c.TotalAmount
 	}
-	newPK, err := w.queryInt(ctx, "insContract", pk, c.ID, null(c.Title), null(c.Summary), null(c.ContractType),
+	newPK, err := w.insert(ctx, "insContract", pk, c.ID, null(c.Title), null(c.Summary), null(c.ContractType),
 		null(c.EffectiveDate), null(c.EndDate), null(c.Duration), days, null(c.RenewalTerm), null(c.NoticePeriod),
 		amount, null(c.Currency), null(c.Scope), null(c.SourcePath), null(c.SHA256), null(c.ExtractedBy),
-		null(c.ExtractedAt), inTok, outTok, lawPK, 0, p.hash)
+		null(c.ExtractedAt), inTok, outTok, lawPK, len(distinct), p.hash)
 	if err != nil {
 		return err
 	}
 
-	distinct := map[int64]bool{}
 	for i, pr := range c.Parties {
-		partyPK, err := w.party(ctx, pr.Name, p.keys[i], p.matchKeys[i])
-		if err != nil {
-			return fmt.Errorf("parties[%d]: %w", i, err)
-		}
-		distinct[partyPK] = true
 		var locPK, country any
 		if pr.Location != nil {
 			v, err := w.location(ctx, pr.Location)
@@ -259,16 +403,12 @@ func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int6
 			}
 			locPK, country = v, null(pr.Location.Country)
 		}
-		if err := w.exec(ctx, "insRole", newPK, i, partyPK, pr.Name, null(pr.Role), locPK, country); err != nil {
+		if err := w.exec(ctx, "insRole", newPK, i, partyPKs[i], pr.Name, null(pr.Role), locPK, country); err != nil {
 			return fmt.Errorf("parties[%d]: %w", i, err)
 		}
 	}
-	if err := w.exec(ctx, "setPartyCount", len(distinct), newPK); err != nil {
-		return err
-	}
-
 	for i, cl := range c.Clauses {
-		clPK, err := w.queryInt(ctx, "insClause", newPK, i, cl.ID, cl.Type, null(cl.Group), null(cl.Summary),
+		clPK, err := w.insert(ctx, "insClause", newPK, i, cl.ID, cl.Type, null(cl.Group), null(cl.Summary),
 			null(cl.Text), cl.Start, cl.End, cl.Verified)
 		if err != nil {
 			return fmt.Errorf("clauses[%d]: %w", i, err)
@@ -276,7 +416,7 @@ func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int6
 		if cl.Text == "" && cl.Summary == "" {
 			continue
 		}
-		if err := w.exec(ctx, "insPassageFTS", clPK, cl.Text, cl.Summary); err != nil {
+		if err := w.index(ctx, "ftsClauses", clPK, "insPassageFTS", clPK, cl.Text, cl.Summary); err != nil {
 			return fmt.Errorf("clauses[%d]: %w", i, err)
 		}
 	}
@@ -286,11 +426,11 @@ func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int6
 			emb = encodeVector(ch.Embedding)
 		}
 		verified := c.Text[ch.Start:ch.End] == ch.Text
-		chPK, err := w.queryInt(ctx, "insChunk", newPK, ch.Ord, ch.ID, ch.Text, ch.Start, ch.End, verified, emb)
+		chPK, err := w.insert(ctx, "insChunk", newPK, ch.Ord, ch.ID, ch.Text, ch.Start, ch.End, verified, emb)
 		if err != nil {
 			return fmt.Errorf("chunks[%d]: %w", i, err)
 		}
-		if err := w.exec(ctx, "insPassageFTS", -chPK, ch.Text, ""); err != nil {
+		if err := w.index(ctx, "ftsChunks", chPK, "insPassageFTS", -chPK, ch.Text, ""); err != nil {
 			return fmt.Errorf("chunks[%d]: %w", i, err)
 		}
 	}
@@ -305,12 +445,16 @@ func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int6
 		}
 	}
 	if c.Title != "" || c.Summary != "" || c.Scope != "" {
-		if err := w.exec(ctx, "insContractFTS", newPK, c.Title, c.Summary, c.Scope); err != nil {
+		if err := w.index(ctx, "ftsContracts", newPK, "insContractFTS", newPK, c.Title, c.Summary, c.Scope); err != nil {
 			return err
 		}
 	}
 
 	// Parties and locations only the old version used are gone with it.
+	if exists {
+		// The caches may name what is dropped here.
+		w.resetCaches()
+	}
 	for _, pk := range oldParties {
 		if err := w.exec(ctx, "dropParty", pk, pk); err != nil {
 			return err
@@ -324,10 +468,26 @@ func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int6
 	return nil
 }
 
+// cachedParty is what a batch remembers of a resolved party.
+type cachedParty struct {
+	pk        int64
+	canonical string
+	spellings map[string]bool // names known to be the canonical name or an alias
+}
+
 // party resolves a party name to a stored party: by its PartyKey, then by a
 // recorded alias key, else as a new party. A spelling that differs from the
 // party's canonical name is recorded as an alias.
 func (w *writer) party(ctx context.Context, name, key, matchKey string) (int64, error) {
+	if cp, ok := w.parties[key]; ok {
+		if !cp.spellings[name] {
+			if err := w.exec(ctx, "alias", cp.pk, name, key, matchKey); err != nil {
+				return 0, err
+			}
+			cp.spellings[name] = true
+		}
+		return cp.pk, nil
+	}
 	var pk int64
 	var canonical string
 	err := w.stmts["partyByKey"].QueryRowContext(ctx, key).Scan(&pk, &canonical)
@@ -341,6 +501,7 @@ func (w *writer) party(ctx context.Context, name, key, matchKey string) (int64, 
 				return 0, err
 			}
 		}
+		w.remember(key, pk, canonical, name)
 		return pk, nil
 	case !errors.Is(err, sql.ErrNoRows):
 		return 0, fmt.Errorf("resolve party: %w", err)
@@ -355,6 +516,7 @@ func (w *writer) party(ctx context.Context, name, key, matchKey string) (int64, 
 		}
 		err := w.stmts["newParty"].QueryRowContext(ctx, id, name, key, matchKey).Scan(&pk)
 		if err == nil {
+			w.remember(key, pk, name, name)
 			return pk, nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
@@ -364,8 +526,25 @@ func (w *writer) party(ctx context.Context, name, key, matchKey string) (int64, 
 	return 0, fmt.Errorf("create party %q: no free id", name)
 }
 
+func (w *writer) remember(key string, pk int64, canonical, name string) {
+	if w.parties == nil {
+		return
+	}
+	w.parties[key] = &cachedParty{pk: pk, canonical: canonical, spellings: map[string]bool{canonical: true, name: true}}
+}
+
 func (w *writer) location(ctx context.Context, l *contract.Location) (int64, error) {
-	return w.queryInt(ctx, "location", l.Country, l.State, l.City, l.Address)
+	if pk, ok := w.locations[*l]; ok {
+		return pk, nil
+	}
+	pk, err := w.queryInt(ctx, "location", l.Country, l.State, l.City, l.Address)
+	if err != nil {
+		return 0, err
+	}
+	if w.locations != nil {
+		w.locations[*l] = pk
+	}
+	return pk, nil
 }
 
 // null maps "" to SQL NULL so that absent values stay absent.
