@@ -281,7 +281,7 @@ func asSlice(v any) []any {
 // rows are the UNWIND parameters of one batch.
 type rows struct {
 	locations, parties, contracts, governingLaw, roles, partyLocations, clauses, chunks []any
-	seenLocations                                                                       map[string]bool
+	seenLocations, seenSpellings                                                        map[string]bool
 	dims                                                                                int
 }
 
@@ -348,9 +348,18 @@ func (w *rows) add(p *prepared) {
 	}
 	for i, pr := range c.Parties {
 		key := p.keys[i]
-		w.parties = append(w.parties, map[string]any{
-			"key": key, "id": partyID(key), "name": pr.Name, "match_key": p.matchKeys[i],
-		})
+		// One row per spelling: the statement checks the stored aliases
+		// before any of its rows adds one, so a repeated spelling would be
+		// added twice.
+		if spelling := key + "\x00" + pr.Name; !w.seenSpellings[spelling] {
+			if w.seenSpellings == nil {
+				w.seenSpellings = map[string]bool{}
+			}
+			w.seenSpellings[spelling] = true
+			w.parties = append(w.parties, map[string]any{
+				"key": key, "id": partyID(key), "name": pr.Name, "match_key": p.matchKeys[i],
+			})
+		}
 		rp := map[string]any{"ord": int64(i), "name": pr.Name}
 		setString(rp, "role", pr.Role)
 		if pr.Location != nil {
