@@ -202,6 +202,14 @@ func Validate(c *contract.Contract) (field string, err error) {
 			return f + ".verified", errors.New("true but the text at [start,end) differs from the clause text")
 		}
 	}
+	for i, ev := range c.Evidence {
+		if err := validSpan(c.Text, ev.Start, ev.End); err != nil {
+			return fmt.Sprintf("evidence[%d]", i), err
+		}
+		if ev.Verified && c.Text[ev.Start:ev.End] != ev.Quote {
+			return fmt.Sprintf("evidence[%d].verified", i), errors.New("true but the text at [start,end) differs from the quote")
+		}
+	}
 	for i, ch := range c.Chunks {
 		if err := validSpan(c.Text, ch.Start, ch.End); err != nil {
 			return fmt.Sprintf("chunks[%d]", i), err
