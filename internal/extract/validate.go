@@ -173,6 +173,10 @@ func (b *builder) governingLaw(g GoverningLaw) *contract.Location {
 				loc.State = code
 			}
 		}
+		if loc.Country == "" {
+			b.problem("governing_law.state", fmt.Errorf("%q is not a US state; give the country too", state))
+			return nil
+		}
 		if loc.State == "" {
 			loc.State = contract.NormalizeState(loc.Country, state)
 		}

@@ -176,7 +176,7 @@ func (s *Server) Model(t testing.TB) llm.Model {
 
 var (
 	dateRE     = regexp.MustCompile(`(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2},\s+\d{4}`)
-	govLawRE   = regexp.MustCompile(`(?i)[^.\n]*governed by[^.]*laws? of (?:the )?(?:State of |Commonwealth of |Province of )?([A-Z][a-z]+(?: [A-Z][a-z]+)?)[^.]*\.`)
+	govLawRE   = regexp.MustCompile(`[^.\n]*(?i:governed by)[^.]*?(?i:laws? of) (?:the )?(?:State of |Commonwealth of |Province of )?([A-Z][a-z]+(?: [A-Z][a-z]+)?)[^.]*\.`)
 	betweenRE  = regexp.MustCompile(`(?s)between\s+(.{3,120}?),?\s+(?:a|an)\s+[A-Z][a-z]+.{0,200}?\band\s+(.{3,120}?),?\s+(?:a|an)\s+[A-Z][a-z]+`)
 	partyTail  = regexp.MustCompile(`\s*\(.*$`)
 	agreeTitle = regexp.MustCompile(`(?i)\b(license|distribution|distributor|franchise|supply|services?|consulting|sponsorship|joint venture|hosting|maintenance|reseller|development|endorsement|outsourcing|co-branding|marketing|agency|manufacturing|strategic alliance|collaboration|transportation|promotion|affiliate|non-compete)\b`)
