@@ -216,6 +216,10 @@ func ParseClauseType(s string) (typ, group string, err error) {
 	if g, ok := groupByKey[k]; ok {
 		return g, g, nil
 	}
+	// "Liability and Indemnification" for "Liability & Indemnification".
+	if g, ok := groupByKey[clauseKey(strings.ReplaceAll(" "+strings.ToLower(s)+" ", " and ", " & "))]; ok {
+		return g, g, nil
+	}
 	return "", "", fmt.Errorf("unknown clause type %q; valid values: %s", s, strings.Join(ClauseTypeNames(), ", "))
 }
 
