@@ -93,6 +93,9 @@ func blocks(text string) []block {
 	start := -1
 	heading := false
 	blank := true
+	// onlyHeadings: every line of the current block so far is a heading
+	// line, as in "ARTICLE IV\nDEFINITIONS", which stays one block.
+	onlyHeadings := false
 	pos := 0
 	for pos <= len(text) {
 		nl := strings.IndexByte(text[pos:], '\n')
@@ -110,10 +113,12 @@ func blocks(text string) []block {
 				start = -1
 			}
 		case start < 0:
-			start, heading = pos, isHeading
-		case isHeading && !blank:
+			start, heading, onlyHeadings = pos, isHeading, isTitle(line, isHeading)
+		case isHeading && !blank && !onlyHeadings:
 			out = append(out, block{start, pos, heading})
-			start, heading = pos, true
+			start, heading, onlyHeadings = pos, true, isTitle(line, isHeading)
+		default:
+			onlyHeadings = onlyHeadings && isTitle(line, isHeading)
 		}
 		blank = isBlank
 		if nl < 0 {
@@ -125,6 +130,12 @@ func blocks(text string) []block {
 		out = append(out, block{start, len(text), heading})
 	}
 	return out
+}
+
+// isTitle reports whether a heading line is only a title ("ARTICLE IV",
+// "DEFINITIONS"), at most four words, so the lines after it belong to it.
+func isTitle(line string, heading bool) bool {
+	return heading && len(strings.Fields(line)) <= 4
 }
 
 // splitLong cuts text[start:end] into pieces of at most max bytes at
