@@ -262,6 +262,9 @@ func TestCUADRoundTrip(t *testing.T) {
 	if got := importInto(t, a, filepath.Join(shared, "data", "cuad"), Options{}); got[graph.PutCreated] != 306 {
 		t.Fatalf("import: %v, want 306 created", got)
 	}
+	if got := importInto(t, a, filepath.Join(shared, "data", "cuad"), Options{}); got[graph.PutUnchanged] != 306 {
+		t.Errorf("re-import: %v, want 306 unchanged", got)
+	}
 	var buf bytes.Buffer
 	if err := Export(ctx, a, &buf); err != nil {
 		t.Fatal(err)
