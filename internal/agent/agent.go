@@ -50,6 +50,9 @@ type Agent struct {
 	Now func() time.Time
 	// Critic enables question rewriting and a critic's second tool pass.
 	Critic bool
+	// NoStream makes the agent call Generate even when the model can
+	// stream (some OpenAI-compatible servers stream tool calls badly).
+	NoStream bool
 	// Parallel bounds concurrent tool calls of one model turn;
 	// DefaultParallel when zero.
 	Parallel int
@@ -139,6 +142,7 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: asked})
 
 	_, r.stream = a.Model.(llm.Streamer)
+	r.stream = r.stream && !a.NoStream
 	if a.Critic {
 		r.stream = false // the first draft may be superseded
 	}
@@ -158,6 +162,7 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 			}
 			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: prompt})
 			_, r.stream = a.Model.(llm.Streamer)
+			r.stream = r.stream && !a.NoStream
 			if _, text, err = r.pass(ctx, msgs); err != nil {
 				return nil, err
 			}

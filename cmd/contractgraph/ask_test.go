@@ -1,0 +1,437 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contractgraph/contractgraph/internal/agent"
+	"github.com/contractgraph/contractgraph/internal/graph/graphtest"
+	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
+	"github.com/contractgraph/contractgraph/internal/tools"
+)
+
+const askQuestion = "How many contracts ended after 1990-01-01?"
+
+// askArgs is what every fake model asks contract_search in its first turn.
+const askArgs = `{"min_end_date":"1990-01-02","limit":3}`
+
+// fixtureDB writes the graph conformance fixture into a fresh SQLite file.
+func fixtureDB(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cg.db")
+	st, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.PutContracts(context.Background(), graphtest.Fixture()); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// realResult is what contract_search really returns for askArgs on db.
+func realResult(t *testing.T, db string) (json.RawMessage, []string) {
+	t.Helper()
+	st, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	res, err := tools.New(st, tools.Options{}).Call(context.Background(), "contract_search", json.RawMessage(askArgs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		TotalCount int `json:"total_count"`
+		Examples   []struct {
+			ContractID string `json:"contract_id"`
+		} `json:"examples"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || len(r.Examples) == 0 {
+		t.Fatalf("contract_search result %s: %v", res, err)
+	}
+	var ids []string
+	for _, e := range r.Examples {
+		ids = append(ids, e.ContractID)
+	}
+	return res, ids
+}
+
+// turn is one request a fake provider received, in provider-neutral form.
+type turn struct {
+	tools       map[string]json.RawMessage // tool name → input schema
+	toolResults []string                   // contents of tool results sent back
+	stream      bool
+}
+
+// providerFake plays the two-turn conversation of the "Done when" check in
+// one provider's wire format: a contract_search call first, then a text
+// answer built from the tool result the client sent back.
+type providerFake struct {
+	t     *testing.T
+	mu    sync.Mutex
+	turns []turn
+}
+
+func (f *providerFake) record(tr turn) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.turns = append(f.turns, tr)
+	return len(f.turns)
+}
+
+// answerFrom writes the fake model's answer from the tool result it got:
+// the count and the example ids, and an id no tool returned.
+func answerFrom(t *testing.T, result string) string {
+	var r struct {
+		TotalCount int `json:"total_count"`
+		Examples   []struct {
+			ContractID string `json:"contract_id"`
+		} `json:"examples"`
+	}
+	if err := json.Unmarshal([]byte(result), &r); err != nil {
+		t.Errorf("tool result sent to the model is not the tool's JSON: %v: %s", err, result)
+	}
+	var ids []string
+	for _, e := range r.Examples {
+		ids = append(ids, e.ContractID)
+	}
+	return fmt.Sprintf("%d contracts ended after 1990-01-01, for example %s.\nSources: %s, invented-id",
+		r.TotalCount, strings.Join(ids, " and "), strings.Join(ids, ", "))
+}
+
+func readJSON(t *testing.T, r *http.Request) map[string]any {
+	raw, _ := io.ReadAll(r.Body)
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		t.Errorf("request body: %v: %s", err, raw)
+	}
+	return body
+}
+
+func rawJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func writeSSE(w http.ResponseWriter, event string, data any) {
+	if event != "" {
+		fmt.Fprintf(w, "event: %s\n", event)
+	}
+	b, _ := json.Marshal(data)
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	w.(http.Flusher).Flush()
+}
+
+// openAIFake speaks Chat Completions, streaming when asked to.
+func (f *providerFake) openAI(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v1/chat/completions" {
+		http.NotFound(w, r)
+		return
+	}
+	body := readJSON(f.t, r)
+	tr := turn{tools: map[string]json.RawMessage{}, stream: body["stream"] == true}
+	for _, x := range body["tools"].([]any) {
+		fn := x.(map[string]any)["function"].(map[string]any)
+		tr.tools[fn["name"].(string)] = rawJSON(fn["parameters"])
+	}
+	for _, x := range body["messages"].([]any) {
+		if m := x.(map[string]any); m["role"] == "tool" {
+			tr.toolResults = append(tr.toolResults, m["content"].(string))
+		}
+	}
+	n := f.record(tr)
+	var msg map[string]any
+	if n == 1 {
+		msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
+			"id": "call_1", "type": "function", "function": map[string]any{"name": "contract_search", "arguments": askArgs}}}}
+	} else {
+		msg = map[string]any{"role": "assistant", "content": answerFrom(f.t, strings.Join(tr.toolResults, ""))}
+	}
+	if !tr.stream {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": "x", "object": "chat.completion", "created": 1, "model": "any",
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": "stop"}},
+			"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	chunk := func(delta map[string]any) map[string]any {
+		return map[string]any{"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "any",
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": nil}}}
+	}
+	if n == 1 {
+		writeSSE(w, "", chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+			"function": map[string]any{"name": "contract_search", "arguments": askArgs[:10]}}}}))
+		writeSSE(w, "", chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "function": map[string]any{"arguments": askArgs[10:]}}}}))
+	} else {
+		for _, word := range strings.SplitAfter(msg["content"].(string), " ") {
+			writeSSE(w, "", chunk(map[string]any{"content": word}))
+		}
+	}
+	writeSSE(w, "", map[string]any{"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "any", "choices": []any{},
+		"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// checkDoneWhen asserts the issue's acceptance criteria on one run.
+func checkDoneWhen(t *testing.T, f *providerFake, db, stdout string, wantStream bool) {
+	t.Helper()
+	want, ids := realResult(t, db)
+	if len(f.turns) != 2 {
+		t.Fatalf("model received %d requests, want 2", len(f.turns))
+	}
+	// 1. The first request lists every typed tool with its JSON schema.
+	st, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	wantTools := map[string]json.RawMessage{}
+	for _, tl := range tools.New(st, tools.Options{}).Tools() {
+		wantTools[tl.Name] = tl.InputSchema
+	}
+	if len(f.turns[0].tools) != len(wantTools) {
+		t.Errorf("first request offers %d tools, want %d", len(f.turns[0].tools), len(wantTools))
+	}
+	for name, schema := range wantTools {
+		got, ok := f.turns[0].tools[name]
+		if !ok {
+			t.Errorf("first request lacks tool %s", name)
+			continue
+		}
+		var g, w any
+		json.Unmarshal(got, &g)
+		json.Unmarshal(schema, &w)
+		if diff := cmp.Diff(w, g); diff != "" {
+			t.Errorf("tool %s schema sent (-want +got):\n%s", name, diff)
+		}
+	}
+	if f.turns[0].stream != wantStream || f.turns[1].stream != wantStream {
+		t.Errorf("stream flags %v %v, want %v", f.turns[0].stream, f.turns[1].stream, wantStream)
+	}
+	// 2. The second request carries the tool's real result.
+	if len(f.turns[1].toolResults) != 1 || f.turns[1].toolResults[0] != string(want) {
+		t.Errorf("second request tool results = %q\nwant %s", f.turns[1].toolResults, want)
+	}
+	// 3. The output is one JSON event per line, ending with answer and done;
+	// the answer's citations are drawn from that result.
+	var events []agent.Event
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var e agent.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("stdout line is not an event: %v: %q", err, line)
+		}
+		events = append(events, e)
+	}
+	if len(events) < 4 || events[0].Type != agent.EventToolCall || events[1].Type != agent.EventToolResult ||
+		events[len(events)-2].Type != agent.EventAnswer || events[len(events)-1].Type != agent.EventDone {
+		t.Fatalf("event types: %v", eventTypes(events))
+	}
+	if events[0].ToolCall.Name != "contract_search" || string(events[0].ToolCall.Arguments) != askArgs {
+		t.Errorf("tool_call event = %+v", events[0].ToolCall)
+	}
+	if string(events[1].ToolResult.Result) != string(want) {
+		t.Errorf("tool_result event = %s", events[1].ToolResult.Result)
+	}
+	tokens := 0
+	for _, e := range events {
+		if e.Type == agent.EventToken {
+			tokens++
+		}
+	}
+	if wantStream != (tokens > 0) {
+		t.Errorf("%d token events with streaming %v", tokens, wantStream)
+	}
+	ans := events[len(events)-2].Answer
+	var cited []string
+	for _, c := range ans.Citations {
+		cited = append(cited, c.ContractID)
+	}
+	if diff := cmp.Diff(ids, cited); diff != "" {
+		t.Errorf("citations (-want +got):\n%s", diff)
+	}
+	if !strings.HasPrefix(ans.Text, fmt.Sprintf("%d contracts ended after 1990-01-01", totalCount(t, want))) || strings.Contains(ans.Text, "Sources:") {
+		t.Errorf("answer text %q", ans.Text)
+	}
+}
+
+func totalCount(t *testing.T, res json.RawMessage) int {
+	var r struct {
+		TotalCount int `json:"total_count"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.TotalCount
+}
+
+func eventTypes(es []agent.Event) []agent.EventType {
+	var out []agent.EventType
+	for _, e := range es {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+func TestAskDoneWhen(t *testing.T) {
+	tests := []struct {
+		name   string
+		model  string
+		env    func(url string) map[string]string
+		serve  func(f *providerFake) http.HandlerFunc
+		flags  []string
+		stream bool
+	}{
+		{name: "openai", model: "openai:any", flags: []string{"--no-stream"},
+			env:   func(u string) map[string]string { return map[string]string{"OPENAI_BASE_URL": u + "/v1", "OPENAI_API_KEY": "sk-test"} },
+			serve: func(f *providerFake) http.HandlerFunc { return f.openAI }},
+		{name: "openai streaming", model: "openai:any", stream: true,
+			env:   func(u string) map[string]string { return map[string]string{"OPENAI_BASE_URL": u + "/v1", "OPENAI_API_KEY": ""} },
+			serve: func(f *providerFake) http.HandlerFunc { return f.openAI }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &providerFake{t: t}
+			srv := httptest.NewServer(tt.serve(f))
+			defer srv.Close()
+			for k, v := range tt.env(srv.URL) {
+				t.Setenv(k, v)
+			}
+			db := fixtureDB(t)
+			args := append([]string{"--db", db, "ask", "--json", "--model", tt.model}, tt.flags...)
+			args = append(args, askQuestion)
+			stdout, stderr, code := runContractgraph(t, "", args...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr: %s", code, stderr)
+			}
+			checkDoneWhen(t, f, db, stdout, tt.stream)
+		})
+	}
+}
+
+func TestAskReadable(t *testing.T) {
+	f := &providerFake{t: t}
+	srv := httptest.NewServer(http.HandlerFunc(f.openAI))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	db := fixtureDB(t)
+	_, ids := realResult(t, db)
+	stdout, stderr, code := runContractgraph(t, "", "--db", db, "--model", "openai:any", "ask", askQuestion)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, stderr)
+	}
+	want := "→ contract_search " + askArgs + "\n"
+	if !strings.HasPrefix(stdout, want) {
+		t.Errorf("output should start with the compact tool call %q:\n%s", want, stdout)
+	}
+	if !strings.Contains(stdout, "\n← ") || !strings.Contains(stdout, " results\n") {
+		t.Errorf("output lacks the compact tool result line:\n%s", stdout)
+	}
+	if strings.Contains(stdout, "invented-id") || strings.Count(stdout, "Sources:") != 1 {
+		t.Errorf("the model's own Sources line must be replaced by the checked one:\n%s", stdout)
+	}
+	for _, id := range ids {
+		if !strings.Contains(stdout, "  - "+id) {
+			t.Errorf("sources list lacks %s:\n%s", id, stdout)
+		}
+	}
+}
+
+func TestAskConfigurationErrors(t *testing.T) {
+	db := fixtureDB(t)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{name: "no model", env: map[string]string{"CONTRACTGRAPH_MODEL": ""}, args: []string{"ask", "q"},
+			want: "no model configured: pass --model provider:model or set CONTRACTGRAPH_MODEL"},
+		{name: "no openai key", env: map[string]string{"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}, args: []string{"--model", "openai:gpt-4o-mini", "ask", "q"},
+			want: "set OPENAI_API_KEY"},
+		{name: "no azure endpoint", env: map[string]string{"AZURE_OPENAI_API_KEY": "k", "AZURE_OPENAI_ENDPOINT": ""}, args: []string{"--model", "azure:dep", "ask", "q"},
+			want: "AZURE_OPENAI_ENDPOINT"},
+		{name: "bad model name", args: []string{"--model", "gpt-4o", "ask", "q"}, want: "want provider:model"},
+		{name: "ollama down", env: map[string]string{"OLLAMA_HOST": closedURL}, args: []string{"--model", "ollama:qwen2.5:7b", "ask", "q"},
+			want: "cannot reach the ollama server at " + closedURL + "/v1: start it or set OLLAMA_HOST"},
+		{name: "openai-compatible server down", env: map[string]string{"OPENAI_BASE_URL": closedURL + "/v1"}, args: []string{"--model", "openai:local", "ask", "q"},
+			want: "cannot reach the openai server at " + closedURL + "/v1: start it or set OPENAI_BASE_URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			stdout, stderr, code := runContractgraph(t, "", append([]string{"--db", db}, tt.args...)...)
+			if code != 1 {
+				t.Errorf("exit code %d, want 1", code)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if len(lines) != 1 || !strings.Contains(stderr, tt.want) || strings.Contains(stderr, "goroutine") {
+				t.Errorf("stderr should be one sentence containing %q, got:\n%s", tt.want, stderr)
+			}
+			if strings.Contains(stdout, "panic") {
+				t.Errorf("stdout: %s", stdout)
+			}
+		})
+	}
+}
+
+func TestChatMultiTurn(t *testing.T) {
+	var mu sync.Mutex
+	var histories [][]string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := readJSON(t, r)
+		var contents []string
+		for _, x := range body["messages"].([]any) {
+			m := x.(map[string]any)
+			if m["role"] != "system" {
+				contents = append(contents, fmt.Sprint(m["role"], ": ", m["content"]))
+			}
+		}
+		mu.Lock()
+		histories = append(histories, contents)
+		n := len(histories)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": "x", "object": "chat.completion", "created": 1, "model": "any",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": fmt.Sprintf("answer %d\nSources: none", n)}}}})
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	db := fixtureDB(t)
+	stdout, stderr, code := runContractgraph(t, "first question\n\nsecond question\n/reset\nthird question\n/quit\nnever asked\n",
+		"--db", db, "--model", "openai:any", "chat", "--no-stream")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := [][]string{
+		{"user: first question"},
+		{"user: first question", "assistant: answer 1\nSources: none", "user: second question"},
+		{"user: third question"},
+	}
+	if diff := cmp.Diff(want, histories); diff != "" {
+		t.Errorf("conversation sent to the model (-want +got):\n%s", diff)
+	}
+	for _, s := range []string{"answer 1", "answer 2", "answer 3", "(conversation cleared)"} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("chat output lacks %q:\n%s", s, stdout)
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/llm/openai"
+)
+
+// Defaults for model providers configured from the environment.
+const (
+	defaultOllamaHost   = "http://localhost:11434"
+	defaultAzureVersion = "2024-10-21"
+	modelCallTimeout    = 2 * time.Minute
+)
+
+// errNoModelHint is the one sentence shown when no model is configured.
+var errNoModelHint = fmt.Errorf("%w: pass --model provider:model or set CONTRACTGRAPH_MODEL (e.g. openai:gpt-4o-mini, ollama:qwen2.5:7b, anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash)", llm.ErrNoModel)
+
+// openModel opens the chat model named by --model (CONTRACTGRAPH_MODEL),
+// taking keys and hosts from the providers' usual environment variables.
+// It makes no network call; an unreachable server shows up on first use
+// (see explainModelError).
+func (a *app) openModel(ctx context.Context) (llm.Model, error) {
+	if strings.TrimSpace(a.cfg.Model) == "" {
+		return nil, errNoModelHint
+	}
+	return openNamedModel(a.cfg.Model, "--model")
+}
+
+// openEmbedder opens the embedding model named by --embed-model
+// (CONTRACTGRAPH_EMBED_MODEL).
+func (a *app) openEmbedder(ctx context.Context) (llm.Embedder, error) {
+	if strings.TrimSpace(a.cfg.EmbedModel) == "" {
+		return nil, fmt.Errorf("%w: pass --embed-model provider:model or set CONTRACTGRAPH_EMBED_MODEL (e.g. openai:text-embedding-3-small, ollama:nomic-embed-text, gemini:gemini-embedding-001)", llm.ErrNoModel)
+	}
+	m, err := openNamedModel(a.cfg.EmbedModel, "--embed-model")
+	if err != nil {
+		return nil, err
+	}
+	e, ok := m.(llm.Embedder)
+	if !ok {
+		return nil, fmt.Errorf("--embed-model %s: this provider has no embeddings API; use an openai, azure, ollama or gemini model", a.cfg.EmbedModel)
+	}
+	return e, nil
+}
+
+func openNamedModel(name, flag string) (llm.Model, error) {
+	n, err := llm.ParseModelName(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	ep := endpointFor(n)
+	switch n.Provider {
+	case "openai":
+		key := os.Getenv("OPENAI_API_KEY")
+		if key == "" && ep.url == openai.DefaultBaseURL {
+			return nil, fmt.Errorf("%w: model %s needs an API key: set OPENAI_API_KEY (or OPENAI_BASE_URL for an OpenAI-compatible server)", llm.ErrNoModel, n)
+		}
+		return openai.New(openai.Config{Model: n.Model, APIKey: key, BaseURL: ep.url, Timeout: modelCallTimeout})
+	case "ollama":
+		return openai.New(openai.Config{Name: "ollama", Model: n.Model, BaseURL: ep.url, Timeout: 5 * time.Minute})
+	case "azure":
+		key := os.Getenv("AZURE_OPENAI_API_KEY")
+		if key == "" || ep.url == "" {
+			return nil, fmt.Errorf("%w: model %s needs AZURE_OPENAI_ENDPOINT and AZURE_OPENAI_API_KEY to be set", llm.ErrNoModel, n)
+		}
+		return openai.New(openai.Config{Name: "azure", Model: n.Model, APIKey: key, AzureEndpoint: ep.url,
+			AzureAPIVersion: envOr("OPENAI_API_VERSION", defaultAzureVersion), Timeout: modelCallTimeout})
+	}
+	return nil, fmt.Errorf("%s: provider %s is not wired into this build", flag, n.Provider)
+}
+
+// endpoint is where a provider's server is and which variable moves it.
+type endpoint struct {
+	url    string
+	envVar string
+}
+
+func endpointFor(n llm.ModelName) endpoint {
+	switch n.Provider {
+	case "openai":
+		return endpoint{strings.TrimRight(envOr("OPENAI_BASE_URL", openai.DefaultBaseURL), "/"), "OPENAI_BASE_URL"}
+	case "ollama":
+		return endpoint{ollamaBaseURL(os.Getenv("OLLAMA_HOST")), "OLLAMA_HOST"}
+	case "azure":
+		return endpoint{os.Getenv("AZURE_OPENAI_ENDPOINT"), "AZURE_OPENAI_ENDPOINT"}
+	case "anthropic":
+		return endpoint{envOr("ANTHROPIC_BASE_URL", "https://api.anthropic.com"), "ANTHROPIC_BASE_URL"}
+	case "gemini":
+		return endpoint{envOr("GOOGLE_GEMINI_BASE_URL", "https://generativelanguage.googleapis.com"), "GOOGLE_GEMINI_BASE_URL"}
+	}
+	return endpoint{}
+}
+
+// ollamaBaseURL turns OLLAMA_HOST (host, host:port or URL) into the base
+// of Ollama's OpenAI-compatible API.
+func ollamaBaseURL(host string) string {
+	host = strings.TrimRight(strings.TrimSpace(host), "/")
+	if host == "" {
+		host = defaultOllamaHost
+	}
+	if !strings.Contains(host, "://") {
+		host = "http://" + host
+	}
+	if !strings.HasSuffix(host, "/v1") {
+		host += "/v1"
+	}
+	return host
+}
+
+// explainModelError turns a model failure into one sentence that says what
+// to check: the server's URL and variable when it cannot be reached, the
+// key variable when credentials were refused. Other errors pass unchanged.
+func (a *app) explainModelError(err error) error {
+	n, perr := llm.ParseModelName(a.cfg.Model)
+	var ae *llm.APIError
+	if perr != nil || !errors.As(err, &ae) {
+		return err
+	}
+	ep := endpointFor(n)
+	switch {
+	case errors.Is(err, llm.ErrUnavailable) && ae.StatusCode == 0 && ae.Timeout == 0:
+		return fmt.Errorf("cannot reach the %s server at %s: start it or set %s to where it runs", n.Provider, ep.url, ep.envVar)
+	case errors.Is(err, llm.ErrUnavailable) && ae.Timeout > 0:
+		return fmt.Errorf("the %s server at %s did not answer within %s: check that it is running (%s) and not overloaded", n.Provider, ep.url, ae.Timeout, ep.envVar)
+	case errors.Is(err, llm.ErrAuth):
+		return fmt.Errorf("the %s server at %s refused the credentials (%s): check %s", n.Provider, ep.url, ae.Message, keyVar(n.Provider))
+	}
+	return err
+}
+
+func keyVar(provider string) string {
+	switch provider {
+	case "azure":
+		return "AZURE_OPENAI_API_KEY"
+	case "anthropic":
+		return "ANTHROPIC_API_KEY"
+	case "gemini":
+		return "GEMINI_API_KEY"
+	case "ollama":
+		return "OLLAMA_HOST"
+	}
+	return "OPENAI_API_KEY"
+}
