@@ -295,10 +295,14 @@ func TestAskDoneWhen(t *testing.T) {
 		stream bool
 	}{
 		{name: "openai", model: "openai:any", flags: []string{"--no-stream"},
-			env:   func(u string) map[string]string { return map[string]string{"OPENAI_BASE_URL": u + "/v1", "OPENAI_API_KEY": "sk-test"} },
+			env: func(u string) map[string]string {
+				return map[string]string{"OPENAI_BASE_URL": u + "/v1", "OPENAI_API_KEY": "sk-test"}
+			},
 			serve: func(f *providerFake) http.HandlerFunc { return f.openAI }},
 		{name: "openai streaming", model: "openai:any", stream: true,
-			env:   func(u string) map[string]string { return map[string]string{"OPENAI_BASE_URL": u + "/v1", "OPENAI_API_KEY": ""} },
+			env: func(u string) map[string]string {
+				return map[string]string{"OPENAI_BASE_URL": u + "/v1", "OPENAI_API_KEY": ""}
+			},
 			serve: func(f *providerFake) http.HandlerFunc { return f.openAI }},
 	}
 	for _, tt := range tests {
