@@ -2,10 +2,13 @@ package importer
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 	"github.com/contractgraph/contractgraph/internal/synth"
 )
 
@@ -60,4 +63,42 @@ func BenchmarkReadJSONL(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "contracts/s")
+}
+
+// BenchmarkImportReference measures the whole import of the 510 reference
+// contracts into a fresh SQLite store, in batches of 500 as the CLI does.
+func BenchmarkImportReference(b *testing.B) {
+	path := filepath.Join(sharedDir(b), "data", "legal-tech-chat", "contract_data.json")
+	ctx := context.Background()
+	for i := 0; b.Loop(); i++ {
+		store, err := sqlite.Open(filepath.Join(b.TempDir(), fmt.Sprintf("bench%d.db", i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var batch []*contract.Contract
+		flush := func() error {
+			out, err := store.PutContracts(ctx, batch)
+			for _, o := range out {
+				if o.Err != nil {
+					return o.Err
+				}
+			}
+			batch = batch[:0]
+			return err
+		}
+		err = Read(ctx, path, Options{}, func(r Record) error {
+			batch = append(batch, r.Contract)
+			if len(batch) == 500 {
+				return flush()
+			}
+			return nil
+		})
+		if err == nil {
+			err = flush()
+		}
+		store.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 }
