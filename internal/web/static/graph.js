@@ -19,7 +19,7 @@
           { selector: "node", style: {
             "background-color": function (n) { return colors[n.data("kind")] || "#888"; },
             "label": "data(label)", "font-size": 10, "text-wrap": "ellipsis", "text-max-width": 140,
-            "text-valign": "bottom", "text-margin-y": 4, "width": 22, "height": 22, "color": "#1d2330" } },
+            "text-valign": "bottom", "text-margin-y": 4, "width": 22, "height": 22, "color": "#1d2330", "min-zoomed-font-size": 6 } },
           { selector: "node[kind = 'contract']", style: { "shape": "round-rectangle", "width": 30, "height": 30 } },
           { selector: "node[kind = 'clause']", style: { "shape": "diamond", "width": 16, "height": 16, "font-size": 8 } },
           { selector: "node[href != '']", style: { "border-width": 2, "border-color": "#17213a" } },
@@ -27,8 +27,13 @@
             "target-arrow-shape": "triangle", "curve-style": "bezier", "label": "data(label)", "font-size": 7,
             "color": "#5b6474", "text-rotation": "autorotate" } },
         ],
-        layout: { name: "cose", animate: false, nodeRepulsion: 9000, idealEdgeLength: 90, padding: 20 },
+        layout: { name: "preset" },
       });
+      // Rings around the best-connected node (the contract, or the party
+      // of a party graph): its neighbours first, their locations outside.
+      const root = cy.nodes().max(function (n) { return n.degree(); }).ele;
+      cy.layout({ name: "breadthfirst", circle: true, roots: root, spacingFactor: 2.4, avoidOverlap: true, padding: 30, animate: false }).run();
+      if (cy.zoom() > 1.6) { cy.zoom(1.6); cy.center(); }
       cy.on("tap", "node", function (evt) {
         const href = evt.target.data("href");
         if (href) window.location.href = href;
