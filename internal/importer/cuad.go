@@ -432,10 +432,17 @@ var dbaRe = regexp.MustCompile(`(?i),?\s+(d/b/a|dba|doing business as|f/k/a|form
 func parseCUADParties(s string) []contract.PartyRole {
 	var out []contract.PartyRole
 	seen := map[string]bool{}
+	// Some answers wrap the whole list in parentheses.
+	if t := strings.TrimSpace(s); strings.HasPrefix(t, "(") {
+		s = strings.TrimPrefix(t, "(")
+		if strings.HasSuffix(s, "))") {
+			s = strings.TrimSuffix(s, ")")
+		}
+	}
 	for _, seg := range splitTopLevel(s, ';') {
 		seg = strings.TrimSpace(seg)
 		name, paren := seg, ""
-		if i := strings.IndexByte(seg, '('); i >= 0 {
+		if i := definedTermsStart(seg); i >= 0 {
 			name, paren = seg[:i], seg[i:]
 		}
 		name = dbaRe.ReplaceAllString(strings.TrimSpace(name), "")
@@ -452,7 +459,7 @@ func parseCUADParties(s string) []contract.PartyRole {
 		for _, m := range quoted.FindAllStringSubmatch(paren, -1) {
 			term := strings.Trim(contract.CleanPartyName(m[1]), ".,; ")
 			lt := strings.ToLower(term)
-			if term == "" || lt == "party" || lt == "parties" || abbreviates(term, name) {
+			if term == "" || notRole[lt] || abbreviates(term, name) {
 				continue
 			}
 			pr.Role = term
@@ -462,6 +469,28 @@ func parseCUADParties(s string) []contract.PartyRole {
 	}
 	return out
 }
+
+// definedTermsStart returns the index of the first parenthetical holding a
+// quoted term — ("Licensor") — so that "DATEC (PNG) LIMITED" keeps its
+// "(PNG)"; -1 when there is none.
+func definedTermsStart(seg string) int {
+	for i := 0; i < len(seg); i++ {
+		if seg[i] != '(' {
+			continue
+		}
+		end := strings.IndexByte(seg[i:], ')')
+		if end < 0 {
+			end = len(seg) - i
+		}
+		if strings.ContainsAny(seg[i:i+end], "\"“”") {
+			return i
+		}
+	}
+	return -1
+}
+
+// notRole are defined terms that name no role.
+var notRole = map[string]bool{"party": true, "parties": true, "we": true, "us": true, "our": true, "you": true, "your": true}
 
 // abbreviates reports whether term is a short name for name: contained in it
 // or its initials ("IBM" for International Business Machines).
@@ -475,6 +504,9 @@ func abbreviates(term, name string) bool {
 	}
 	var initials strings.Builder
 	for _, wd := range strings.Fields(n) {
+		if smallWords[wd] {
+			continue
+		}
 		r, _ := utf8.DecodeRuneInString(wd)
 		initials.WriteRune(r)
 	}
@@ -510,7 +542,7 @@ var titleTypes = []struct{ word, typ string }{
 	{"co-branding", "Co-Branding"}, {"cobranding", "Co-Branding"}, {"branding", "Co-Branding"},
 	{"joint venture", "Joint Venture"}, {"joint filing", "Joint Venture"},
 	{"strategic alliance", "Strategic Alliance"}, {"alliance", "Strategic Alliance"},
-	{"non-compete", "Non Compete/Solicit"}, {"non-solicit", "Non Compete/Solicit"}, {"noncompetition", "Non Compete/Solicit"},
+	{"non-compet", "Non Compete/Solicit"}, {"non-solicit", "Non Compete/Solicit"}, {"noncompet", "Non Compete/Solicit"},
 	{"outsourcing", "Outsourcing"}, {"sponsorship", "Sponsorship"}, {"endorsement", "Endorsement"},
 	{"franchise", "Franchise"}, {"distribut", "Distributor"}, {"reseller", "Reseller"}, {"resale", "Reseller"},
 	{"hosting", "Hosting"}, {"maintenance", "Maintenance"}, {"supply", "Supply"}, {"manufactur", "Manufacturing"},
@@ -518,7 +550,7 @@ var titleTypes = []struct{ word, typ string }{
 	{"cooperation", "Collaboration"}, {"agency", "Agency"}, {"promotion", "Promotion"},
 	{"marketing", "Marketing"}, {"transportation", "Transportation"}, {"shipping", "Transportation"},
 	{"intellectual property", "IP"}, {"ip agreement", "IP"}, {"trademark", "License Agreement"},
-	{"licens", "License Agreement"}, {"service", "Service"},
+	{"licens", "License Agreement"}, {"servic", "Service"},
 }
 
 // typeFromTitle infers the contract type from a document title.

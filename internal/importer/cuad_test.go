@@ -280,6 +280,12 @@ func TestCUADParties(t *testing.T) {
 			[]contract.PartyRole{{Name: "WATER NOW, INC."}, {Name: "HOF Village, LLC", Role: "Media"}}},
 		{`Signature Orthopaedics Pty Ltd; CPM Medical Consultants, LLC`,
 			[]contract.PartyRole{{Name: "Signature Orthopaedics Pty Ltd"}, {Name: "CPM Medical Consultants, LLC"}}},
+		{`(Dragon Systems, Inc. ("Dragon Systems"); Modus Media International ("MMI")`,
+			[]contract.PartyRole{{Name: "Dragon Systems, Inc."}, {Name: "Modus Media International"}}},
+		{`(BANK OF SOUTH PACIFIC LIMITED ("BSP"); DATEC (PNG) LIMITED ("Datec"))`,
+			[]contract.PartyRole{{Name: "BANK OF SOUTH PACIFIC LIMITED"}, {Name: "DATEC (PNG) LIMITED"}}},
+		{`Airsopure International Group, Inc. ("AIRSOPURE" or "we" or "us"); [] ("You" or "Franchisee")`,
+			[]contract.PartyRole{{Name: "Airsopure International Group, Inc."}}},
 		{``, nil},
 	}
 	for _, tt := range tests {
@@ -346,6 +352,7 @@ func TestTypeFromTitle(t *testing.T) {
 		{"Content License Agreement", "License Agreement"}, {"Joint Filing Agreement", "Joint Venture"},
 		{"Intellectual Property Agreement", "IP"}, {"Cooperation Agreement", "Collaboration"},
 		{"Transportation Services Agreement", "Transportation"}, {"Stock Purchase Agreement", "Other"},
+		{"Non-Competition Agreement", "Non Compete/Solicit"}, {"Servicing Agreement", "Service"},
 	}
 	for _, tt := range tests {
 		if got := typeFromTitle(tt.in); got != tt.want {
