@@ -20,6 +20,10 @@ const batchStatutes = 3
 // remaining passage concurrently. There is no review loop; the final gate
 // still validates everything. A failed passage is reported, not fatal.
 func (r *run) batch(ctx context.Context, rep *Report, rules []Rule) ([]Item, error) {
+	known := map[string]bool{}
+	for _, ru := range rules {
+		known[ru.ID] = true
+	}
 	type job struct {
 		p     passage
 		rules []Rule
@@ -54,7 +58,7 @@ func (r *run) batch(ctx context.Context, rep *Report, rules []Rule) ([]Item, err
 	g.SetLimit(r.in.Concurrency)
 	for i, j := range jobs {
 		g.Go(func() error {
-			items, err := r.analysePassage(gctx, j.p, j.rules)
+			items, dropped, err := r.analysePassage(gctx, j.p, j.rules, known)
 			mu.Lock()
 			defer mu.Unlock()
 			done++
@@ -65,6 +69,7 @@ func (r *run) batch(ctx context.Context, rep *Report, rules []Rule) ([]Item, err
 				failures = append(failures, fmt.Sprintf("bytes %d–%d: %v", j.p.Start, j.p.End, err))
 			}
 			results[i] = items
+			rep.RemovedItems = append(rep.RemovedItems, dropped...)
 			r.progress(Progress{Stage: "batch", Message: fmt.Sprintf("analysed passage at bytes %d–%d", j.p.Start, j.p.End), Done: done, Total: len(jobs)})
 			return nil
 		})
@@ -83,8 +88,9 @@ func (r *run) batch(ctx context.Context, rep *Report, rules []Rule) ([]Item, err
 }
 
 // analysePassage retrieves statutes for one passage and asks the model for
-// its risk items. Clause offsets are located near the passage.
-func (r *run) analysePassage(ctx context.Context, p passage, rules []Rule) ([]Item, error) {
+// its risk items. Clause offsets are located near the passage. Items with
+// an unknown rule or risk level are returned as dropped, with the reason.
+func (r *run) analysePassage(ctx context.Context, p passage, rules []Rule, known map[string]bool) ([]Item, []RemovedItem, error) {
 	data := batchPrompt{ContractID: r.in.Contract.ID, HasStatutes: r.statutes != nil, Rules: rules, Start: p.Start, End: p.End, Text: p.Text}
 	if r.statutes != nil {
 		var words []string
@@ -97,7 +103,7 @@ func (r *run) analysePassage(ctx context.Context, p passage, rules []Rule) ([]It
 		case errors.As(err, &ae):
 			// No usable keywords: analyse without statutes.
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		default:
 			data.Statutes = res.Statutes
 			for _, s := range res.Statutes {
@@ -107,21 +113,24 @@ func (r *run) analysePassage(ctx context.Context, p passage, rules []Rule) ([]It
 	}
 	msgs, err := messages(promptBatch, data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	a, err := structured[Analysis](ctx, r, msgs)
 	if err != nil {
-		return nil, err
-	}
-	known := map[string]bool{}
-	for _, ru := range rules {
-		known[ru.ID] = true
+		return nil, nil, err
 	}
 	var out []Item
+	var dropped []RemovedItem
 	for _, it := range a.Items {
 		lv, ok := level(it.RiskLevel)
-		if !ok || !known[it.RuleID] {
-			continue // nothing to review it with: drop what does not fit the rules
+		// Batch mode has no reviewer to send these back to.
+		switch {
+		case !known[it.RuleID]:
+			dropped = append(dropped, RemovedItem{RuleID: it.RuleID, ClauseQuote: it.ClauseQuote, Reason: fmt.Sprintf("rule_id %q is not one of the rules", it.RuleID)})
+			continue
+		case !ok:
+			dropped = append(dropped, RemovedItem{RuleID: it.RuleID, ClauseQuote: it.ClauseQuote, Reason: fmt.Sprintf("risk_level %q is not High, Medium or Low", it.RiskLevel)})
+			continue
 		}
 		it.RiskLevel = lv
 		if it.ClauseStart < p.Start || it.ClauseStart > p.End {
@@ -129,5 +138,5 @@ func (r *run) analysePassage(ctx context.Context, p passage, rules []Rule) ([]It
 		}
 		out = append(out, it)
 	}
-	return out, nil
+	return out, dropped, nil
 }

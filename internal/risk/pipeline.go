@@ -185,6 +185,7 @@ func (r *run) execute(ctx context.Context, rep *Report) error {
 	for _, ru := range rules.Rules {
 		byID[ru.ID] = ru
 	}
+	dropped := rep.RemovedItems
 	rep.Items, rep.RemovedCitations, rep.RemovedItems, err = r.check.gate(ctx, items, byID)
 	if err != nil {
 		if ctxErr(ctx, err) {
@@ -200,6 +201,7 @@ func (r *run) execute(ctx context.Context, rep *Report) error {
 			return err
 		}
 	}
+	rep.RemovedItems = append(dropped, rep.RemovedItems...)
 	if rep.Items == nil {
 		rep.Items = []ReportItem{}
 	}

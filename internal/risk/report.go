@@ -87,7 +87,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Contract risk review: %s\n\n", md(rep.ContractID))
 	var meta []string
-	if rep.ContractTitle != "" {
+	if rep.ContractTitle != "" && rep.ContractTitle != rep.ContractID {
 		meta = append(meta, md(rep.ContractTitle))
 	}
 	if rep.ContractType != "" {
