@@ -1,0 +1,243 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/contractgraph/contractgraph/internal/extract"
+	"github.com/contractgraph/contractgraph/internal/ingest"
+	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/resolve"
+	"github.com/contractgraph/contractgraph/internal/retrieve"
+)
+
+// ingestFlags are the options of `contractgraph ingest`.
+type ingestFlags struct {
+	concurrency   int
+	force         bool
+	rpm, tpm      int
+	contextTokens int
+	maxChunk      int
+	maxBytes      int64
+	noResolve     bool
+	threshold     float64
+}
+
+func newIngestCmd(a *app) *cobra.Command {
+	var f ingestFlags
+	cmd := &cobra.Command{
+		Use:   "ingest PATH...",
+		Short: "Extract raw contracts (PDF, DOCX, HTML, TXT, MD) into the graph with an LLM",
+		Long: `Ingest loads documents (directories are walked), extracts each with the
+chat model (--model) into the typed contract schema with verbatim evidence,
+chunks the text for clause search (embedding the chunks when --embed-model is
+set), writes each contract atomically and finally resolves duplicate parties.
+
+A file whose bytes and model are unchanged since it was last ingested is not
+sent to the model again, so an interrupted run resumes where it stopped.
+The exit status is 1 when any file failed.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runIngest(cmd, args, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&f.concurrency, "concurrency", 4, "files processed at once")
+	fl.BoolVar(&f.force, "force", false, "extract again even files whose stored contract is up to date")
+	fl.IntVar(&f.rpm, "rpm", 0, "model requests per minute (0: unlimited)")
+	fl.IntVar(&f.tpm, "tpm", 0, "model tokens per minute, estimated (0: unlimited)")
+	fl.IntVar(&f.contextTokens, "context-tokens", extract.DefaultContextTokens, "the model's context window; longer documents are extracted in parts")
+	fl.IntVar(&f.maxChunk, "max-chunk", retrieve.DefaultMaxChunkBytes, "largest chunk for clause search, in bytes")
+	fl.Int64Var(&f.maxBytes, "max-file-size", ingest.DefaultMaxBytes, "largest file accepted, in bytes")
+	fl.BoolVar(&f.noResolve, "no-resolve", false, "skip entity resolution after the batch")
+	fl.Float64Var(&f.threshold, "threshold", resolve.DefaultThreshold, "entity resolution merge threshold")
+	return cmd
+}
+
+func (a *app) runIngest(cmd *cobra.Command, args []string, f ingestFlags) error {
+	ctx := cmd.Context()
+	switch {
+	case f.concurrency < 1 || f.concurrency > 64:
+		return usageError(fmt.Errorf("--concurrency %d: must be between 1 and 64", f.concurrency))
+	case f.rpm < 0 || f.tpm < 0:
+		return usageError(errors.New("--rpm and --tpm must not be negative"))
+	case f.threshold <= 0 || f.threshold > 1:
+		return usageError(fmt.Errorf("--threshold %g: must be in (0, 1]", f.threshold))
+	}
+	for _, p := range args {
+		if _, err := os.Stat(p); err != nil {
+			return usageError(fmt.Errorf("%s: %w", p, err))
+		}
+	}
+	model, err := a.openModel(ctx)
+	if err != nil {
+		return usageError(err)
+	}
+	var embedder llm.Embedder
+	if strings.TrimSpace(a.cfg.EmbedModel) != "" {
+		if embedder, err = a.openEmbedder(ctx); err != nil {
+			return usageError(err)
+		}
+	}
+	ext, err := extract.New(ingest.NewRateLimitedModel(model, f.rpm, f.tpm), extract.Options{ContextTokens: f.contextTokens, Logger: a.log})
+	if err != nil {
+		return err
+	}
+	store, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	bar := newIngestBar(a.stderr, a.cfg.JSON)
+	loader := ingest.NewLoader(ingest.LoaderOptions{MaxBytes: f.maxBytes, PDFToText: ingest.FindPDFToText()})
+	p := ingest.NewPipeline(loader, ext, store, ingest.Options{
+		Model:            a.cfg.Model,
+		Concurrency:      f.concurrency,
+		Force:            f.force,
+		Chunk:            retrieve.ChunkOptions{Max: f.maxChunk},
+		Embedder:         embedder,
+		EmbedModel:       a.cfg.EmbedModel,
+		Resolve:          !f.noResolve,
+		ResolveThreshold: f.threshold,
+		Progress:         bar.update,
+		Logger:           a.log,
+	})
+	sum, runErr := p.Run(ctx, args)
+	bar.clear()
+	if sum == nil {
+		return a.explainModelError(runErr)
+	}
+	if a.cfg.JSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+	} else {
+		printIngestSummary(a.stdout, sum)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if sum.Failed > 0 {
+		return silentExit(1)
+	}
+	return nil
+}
+
+func printIngestSummary(w io.Writer, sum *ingest.Summary) {
+	for _, r := range sum.Files {
+		switch r.Status {
+		case ingest.StatusFailed:
+			fmt.Fprintf(w, "failed:    %s\n", r.Error)
+		case ingest.StatusSkipped:
+			fmt.Fprintf(w, "skipped:   %s: %s\n", r.Path, r.Error)
+		}
+		for _, warn := range r.Warnings {
+			fmt.Fprintf(w, "warning:   %s: %s (value dropped)\n", r.ContractID, warn)
+		}
+	}
+	fmt.Fprintf(w, "ok %d, unchanged %d, failed %d, skipped %d; tokens %d in, %d out", sum.OK, sum.Unchanged, sum.Failed, sum.Skipped, sum.Usage.InputTokens, sum.Usage.OutputTokens)
+	if sum.Embedding.InputTokens > 0 {
+		fmt.Fprintf(w, ", %d embedded", sum.Embedding.InputTokens)
+	}
+	fmt.Fprintf(w, "; %s\n", sum.Elapsed.Round(time.Millisecond))
+	if r := sum.Resolve; r != nil && len(r.Merges) > 0 {
+		n := 0
+		for _, m := range r.Merges {
+			n += len(m.Others)
+		}
+		fmt.Fprintf(w, "entity resolution merged %d parties into %d\n", n, len(r.Merges))
+	}
+}
+
+// ingestBar draws "[=====>    ] 12/40  ETA 3m10s  tokens 120k in 8k out  name"
+// on a terminal; elsewhere it draws nothing.
+type ingestBar struct {
+	w       io.Writer
+	enabled bool
+	width   int
+	mu      sync.Mutex
+	drawn   bool
+}
+
+func newIngestBar(w io.Writer, quiet bool) *ingestBar {
+	b := &ingestBar{w: w, width: 80}
+	if f, ok := w.(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
+		b.enabled = true
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 30 {
+			b.width = width
+		}
+	}
+	return b
+}
+
+func (b *ingestBar) update(p ingest.Progress) {
+	if !b.enabled {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	fmt.Fprint(b.w, "\r"+renderIngestBar(b.width, p))
+	b.drawn = true
+}
+
+func (b *ingestBar) clear() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.enabled && b.drawn {
+		fmt.Fprint(b.w, "\r"+strings.Repeat(" ", b.width-1)+"\r")
+	}
+}
+
+// renderIngestBar lays out one progress line in width columns. The ETA
+// extrapolates the mean time per finished file.
+func renderIngestBar(width int, p ingest.Progress) string {
+	eta := "--"
+	if p.Done > 0 && p.Done < p.Total {
+		per := p.Elapsed / time.Duration(p.Done)
+		eta = (per * time.Duration(p.Total-p.Done)).Round(time.Second).String()
+	} else if p.Done >= p.Total {
+		eta = "0s"
+	}
+	tail := fmt.Sprintf(" %d/%d  ETA %s  tokens %s in %s out  ", p.Done, p.Total, eta, humanCount(p.Usage.InputTokens), humanCount(p.Usage.OutputTokens))
+	barW := max(10, min(30, width/4))
+	pct := 0.0
+	if p.Total > 0 {
+		pct = float64(p.Done) / float64(p.Total)
+	}
+	fill := int(pct * float64(barW))
+	bar := strings.Repeat("=", fill)
+	if fill < barW {
+		bar += ">" + strings.Repeat(" ", barW-fill-1)
+	}
+	name := p.Last.ContractID
+	room := width - 1 - (barW + 2) - len(tail)
+	if r := []rune(name); room > 3 && len(r) > room {
+		name = string(r[:room-1]) + "…"
+	} else if room <= 3 {
+		name = ""
+	}
+	return "[" + bar + "]" + tail + name
+}
+
+// humanCount writes 1234567 as 1.2M and 12345 as 12.3k.
+func humanCount(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}

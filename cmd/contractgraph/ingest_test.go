@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/contractgraph/contractgraph/internal/extract"
+	"github.com/contractgraph/contractgraph/internal/extract/extracttest"
+	"github.com/contractgraph/contractgraph/internal/ingest"
+)
+
+func TestIngestAndResolveCommands(t *testing.T) {
+	shared := sharedData(t)
+	dir := t.TempDir()
+	for _, n := range []string{
+		"TRANSMONTAIGNEPARTNERSLLC_03_13_2020-EX-10.9-SERVICES AGREEMENT.txt",
+		"BANGIINC_05_25_2005-EX-10-Premium Managed Hosting Agreement.txt",
+		"XLITECHNOLOGIES,INC_12_02_2015-EX-10.02-STRATEGIC ALLIANCE AGREEMENT.txt",
+	} {
+		data, err := os.ReadFile(filepath.Join(shared, "data", "cuad", "full_contract_txt", n))
+		if err != nil {
+			t.Skip(err)
+		}
+		os.WriteFile(filepath.Join(dir, n), data, 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "scan.pdf"), []byte("%PDF-1.4 broken"), 0o644)
+	srv := extracttest.NewServer(t, func(n int, req extracttest.Request) extracttest.Reply {
+		text := req.ContractText()
+		return extracttest.JSON(extracttest.Heuristic(text), extract.EstimateTokens(text), 100)
+	})
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "test")
+	db := filepath.Join(t.TempDir(), "g.db")
+
+	out, errOut, code := runContractgraph(t, "", "--db", db, "--model", "openai:gpt-fake", "ingest", dir)
+	if code != 1 {
+		t.Fatalf("exit %d with a failed file, want 1; stdout %q stderr %q", code, out, errOut)
+	}
+	if !strings.Contains(out, "failed:    "+filepath.Join(dir, "scan.pdf")+": corrupt") || !strings.Contains(out, "ok 3, unchanged 0, failed 1, skipped 0; tokens ") {
+		t.Errorf("summary:\n%s", out)
+	}
+	os.Remove(filepath.Join(dir, "scan.pdf"))
+	out, _, code = runContractgraph(t, "", "--db", db, "--model", "openai:gpt-fake", "--json", "ingest", dir)
+	var sum ingest.Summary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || code != 0 {
+		t.Fatalf("second run: code %d, %v, %s", code, err, out)
+	}
+	if sum.Unchanged != 3 || sum.OK != 0 || len(srv.Requests()) != 3 {
+		t.Errorf("second run made model calls: %+v, %d requests", sum, len(srv.Requests()))
+	}
+
+	out, _, code = runContractgraph(t, "", "--db", db, "tools", "call", "clause_search", `{"query":"governed by the laws of the State of Colorado","limit":1}`)
+	if code != 0 || !strings.Contains(out, "TRANSMONTAIGNE") {
+		t.Errorf("clause_search over ingested contracts: %d %s", code, out)
+	}
+	out, _, code = runContractgraph(t, "", "--db", db, "resolve", "--dry-run")
+	if code != 0 || !strings.Contains(out, "would merge 0 parties into 0") {
+		t.Errorf("resolve --dry-run: %d %s", code, out)
+	}
+	if _, errOut, code := runContractgraph(t, "", "--db", db, "resolve", "--threshold", "2"); code != 2 || !strings.Contains(errOut, "--threshold") {
+		t.Errorf("bad threshold: %d %s", code, errOut)
+	}
+	if _, errOut, code := runContractgraph(t, "", "--db", db, "ingest", dir); code != 2 || !strings.Contains(errOut, "--model") {
+		t.Errorf("ingest without a model: %d %s", code, errOut)
+	}
+}
+
+func TestRenderIngestBar(t *testing.T) {
+	p := ingest.Progress{Done: 2, Total: 4, Elapsed: 10 * 1e9, Last: ingest.FileResult{ContractID: "a-very-long-contract-name-that-will-not-fit"}}
+	p.Usage.InputTokens, p.Usage.OutputTokens = 123456, 2048
+	got := renderIngestBar(80, p)
+	if want := "[==========>         ] 2/4  ETA 10s  tokens 123.5k in 2.0k out  a-very-long-co…"; got != want {
+		t.Errorf("bar = %q, want %q", got, want)
+	}
+	if len([]rune(got)) > 79 {
+		t.Errorf("bar is %d columns wide", len([]rune(got)))
+	}
+}
