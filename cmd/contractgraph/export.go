@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -33,13 +36,38 @@ func newExportCmd(a *app) *cobra.Command {
 			if out == "-" {
 				return importer.Export(cmd.Context(), store, a.stdout)
 			}
-			return writeAtomically(out, func(f *os.File) error {
-				return importer.Export(cmd.Context(), store, f)
+			lines := &lineCounter{}
+			err = writeAtomically(out, func(f *os.File) error {
+				lines.w = f
+				return importer.Export(cmd.Context(), store, lines)
 			})
+			if err != nil {
+				return err
+			}
+			n := max(0, lines.n-1) // less the header line
+			if a.cfg.JSON {
+				return json.NewEncoder(a.stdout).Encode(struct {
+					Exported int    `json:"exported"`
+					Output   string `json:"output"`
+				}{n, out})
+			}
+			fmt.Fprintf(a.stderr, "exported %d contracts to %s\n", n, out)
+			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "output file (- for standard output)")
 	return cmd
+}
+
+// lineCounter counts the lines written through it.
+type lineCounter struct {
+	w io.Writer
+	n int
+}
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	c.n += bytes.Count(p, []byte{'\n'})
+	return c.w.Write(p)
 }
 
 // writeAtomically writes path through a temporary file in the same

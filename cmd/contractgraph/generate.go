@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -41,9 +42,14 @@ func newGenerateCmd(a *app) *cobra.Command {
 			if err := writeAtomically(out, func(f *os.File) error { return synth.WriteJSONL(f, seed, contracts) }); err != nil {
 				return err
 			}
-			if !a.cfg.JSON {
-				fmt.Fprintf(a.stderr, "generated %d contracts (seed %d) in %s\n", contracts, seed, out)
+			if a.cfg.JSON {
+				return json.NewEncoder(a.stdout).Encode(struct {
+					Generated int    `json:"generated"`
+					Seed      int64  `json:"seed"`
+					Output    string `json:"output"`
+				}{contracts, seed, out})
 			}
+			fmt.Fprintf(a.stderr, "generated %d contracts (seed %d) in %s\n", contracts, seed, out)
 			return nil
 		},
 	}

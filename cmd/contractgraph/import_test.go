@@ -32,8 +32,8 @@ func TestImportExportGenerate(t *testing.T) {
 	}
 
 	export := filepath.Join(dir, "export.jsonl")
-	if _, errOut, code := runContractgraph(t, "", "--db", db, "export", "-o", export); code != 0 {
-		t.Fatalf("export: code %d, %s", code, errOut)
+	if _, errOut, code := runContractgraph(t, "", "--db", db, "export", "-o", export); code != 0 || errOut != "exported 510 contracts to "+export+"\n" {
+		t.Fatalf("export: code %d, %q", code, errOut)
 	}
 	db2 := filepath.Join(dir, "g2.db")
 	out, errOut, code = runContractgraph(t, "", "--db", db2, "import", export)
