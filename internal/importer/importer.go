@@ -119,6 +119,7 @@ type RecordError struct {
 	Err    error
 }
 
+// Error reads like `file: record 17 (id "X"): field effective_date: invalid date "2019-02-30": ...`.
 func (e *RecordError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
