@@ -172,10 +172,11 @@ func (l *Loader) extract(ctx context.Context, format, path string, data []byte) 
 	return "", "", ErrUnsupported
 }
 
-// stem is the file name without directory and extension: the contract id.
+// stem is the file name without directory and extension, trimmed of
+// surrounding spaces (some CUAD names end in one): the contract id.
 func stem(path string) string {
 	base := filepath.Base(path)
-	return strings.TrimSuffix(base, filepath.Ext(base))
+	return strings.TrimSpace(strings.TrimSuffix(base, filepath.Ext(base)))
 }
 
 // Walk expands paths (files and directories, walked recursively) into the
