@@ -182,12 +182,11 @@ func (a *app) newUploadIngester(ctx context.Context, store graph.Store, model ll
 		dir: dir,
 		newPipeline: func(progress func(ingest.Progress)) *ingest.Pipeline {
 			return ingest.NewPipeline(loader, ext, store, ingest.Options{
-				Model:      a.cfg.Model,
-				Embedder:   embedder,
-				EmbedModel: a.cfg.EmbedModel,
-				Resolve:    true,
-				Progress:   progress,
-				Logger:     a.log,
+				Model:    a.cfg.Model,
+				Embedder: embedder,
+				Resolve:  true,
+				Progress: progress,
+				Logger:   a.log,
 			})
 		},
 	}, nil
