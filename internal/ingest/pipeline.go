@@ -86,7 +86,9 @@ type Options struct {
 	Force bool
 	// Chunk bounds chunk sizes.
 	Chunk retrieve.ChunkOptions
-	// Embedder, when set, embeds the chunks; EmbedModel names it.
+	// Embedder, when set, embeds the chunks of every extracted contract;
+	// EmbedModel names it in logs. Contracts skipped as unchanged keep the
+	// chunks they were stored with; Force re-ingests them.
 	Embedder   llm.Embedder
 	EmbedModel string
 	// Resolve runs entity resolution after a batch that wrote contracts,
@@ -202,12 +204,12 @@ func (p *Pipeline) Run(ctx context.Context, paths []string) (*Summary, error) {
 		})
 	}
 	err = g.Wait()
-	sort := func() {
+	finish := func() {
 		slices.SortFunc(sum.Files, func(a, b FileResult) int { return strings.Compare(a.Path, b.Path) })
 		sum.Elapsed = time.Since(start)
 	}
 	if err != nil || ctx.Err() != nil {
-		sort()
+		finish()
 		if err == nil {
 			err = ctx.Err()
 		}
@@ -219,13 +221,13 @@ func (p *Pipeline) Run(ctx context.Context, paths []string) (*Summary, error) {
 		case errors.Is(err, resolve.ErrUnsupported):
 			p.log.Info("entity resolution skipped", "reason", err)
 		case err != nil:
-			sort()
+			finish()
 			return sum, fmt.Errorf("ingest: %w", err)
 		default:
 			sum.Resolve = rep
 		}
 	}
-	sort()
+	finish()
 	return sum, nil
 }
 
@@ -276,7 +278,7 @@ func (p *Pipeline) one(ctx context.Context, path string) FileResult {
 		r.EmbedUsage = u
 		if err != nil {
 			f := failed(path, doc.ID, err)
-			f.Usage, f.Calls = r.Usage, r.Calls
+			f.Usage, f.Calls, f.EmbedUsage = r.Usage, r.Calls, r.EmbedUsage
 			return f
 		}
 	}
@@ -290,7 +292,7 @@ func (p *Pipeline) one(ctx context.Context, path string) FileResult {
 		return f
 	}
 	r.Status = StatusOK
-	log.Debug("ingested", "chunks", len(c.Chunks), "clauses", len(c.Clauses), "calls", r.Calls)
+	log.Debug("ingested", "chunks", len(c.Chunks), "clauses", len(c.Clauses), "calls", r.Calls, "embed_model", p.opts.EmbedModel)
 	return r
 }
 
