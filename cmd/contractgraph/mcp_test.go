@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/contractgraph/contractgraph/internal/mcpserver"
+)
+
+// mcpContractSearch lists the tools and calls contract_search with askArgs
+// over session, returning the tool names and the call's text.
+func mcpContractSearch(t *testing.T, cs *mcp.ClientSession) ([]string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range lt.Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "contract_search", Arguments: rawJSONArgs(askArgs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || len(res.Content) != 1 {
+		t.Fatalf("contract_search over MCP: %+v", res)
+	}
+	return names, res.Content[0].(*mcp.TextContent).Text
+}
+
+func rawJSONArgs(s string) any {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestMCPStdioMatchesCLI runs `contractgraph mcp` on stdio pipes and checks
+// that an MCP client gets the same contract_search JSON as `tools call`.
+func TestMCPStdioMatchesCLI(t *testing.T) {
+	db := fixtureDB(t)
+	cli, _, code := runContractgraph(t, "", "--db", db, "tools", "call", "contract_search", askArgs)
+	if code != 0 {
+		t.Fatalf("tools call exited %d", code)
+	}
+	toServer, clientOut := io.Pipe()
+	clientIn, fromServer := io.Pipe()
+	a := newApp(toServer, fromServer, io.Discard)
+	root := newRootCmd(a)
+	root.SetArgs([]string{"--db", db, "mcp"})
+	done := make(chan error, 1)
+	go func() {
+		done <- root.ExecuteContext(context.Background())
+		fromServer.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, got := mcpContractSearch(t, cs)
+	if got != strings.TrimSpace(cli) {
+		t.Errorf("contract_search over MCP stdio:\n%s\nwant the CLI's:\n%s", got, cli)
+	}
+	for _, want := range []string{"clause_search", "contract_aggregate", "contract_search", "get_contract", "party_search"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("tool %s missing from %v", want, names)
+		}
+	}
+	// Closing the client ends the session: the command returns.
+	cs.Close()
+	clientOut.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("mcp ended with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("mcp did not end when the client closed stdin")
+	}
+}
+
+// TestMCPHTTPMatchesCLI does the same over `mcp --http`.
+func TestMCPHTTPMatchesCLI(t *testing.T) {
+	db := fixtureDB(t)
+	t.Setenv("CONTRACTGRAPH_TOKEN", "")
+	cli, _, _ := runContractgraph(t, "", "--db", db, "tools", "call", "contract_search", askArgs)
+	url, stop, wait := startCommand(t, true, regexp.MustCompile(`http://127\.0\.0\.1:\d+/`), "--db", db, "mcp", "--http", "127.0.0.1:0")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got := mcpContractSearch(t, cs)
+	if got != strings.TrimSpace(cli) {
+		t.Errorf("contract_search over MCP HTTP:\n%s\nwant the CLI's:\n%s", got, cli)
+	}
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: mcpserver.URIPrefix + "nonexistent"})
+	if err == nil {
+		t.Errorf("reading a missing contract gave %+v", rr)
+	}
+	cs.Close()
+	stop()
+	if code := wait(); code != 0 {
+		t.Errorf("mcp --http exited %d after interruption", code)
+	}
+}
