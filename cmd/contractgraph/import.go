@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
@@ -90,83 +92,119 @@ func newImportCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// pending is a contract waiting in a batch, with where it came from.
-type pending struct {
-	c     *contract.Contract
-	where string
+// importEvent is one record's outcome, in input order: a contract to write,
+// a failure, or a warning.
+type importEvent struct {
+	c       *contract.Contract
+	where   string // for a contract: file, record and id
+	failure string
+	warning error
 }
 
-// runImport imports every path into store in batches. Failures (bad records,
-// unreadable files, contracts the store rejected) are counted and described
-// in the summary; the returned error is only for the store itself failing
-// or the context ending.
+// runImport imports every path into store. Reading and parsing run in one
+// goroutine and writing in another, so that parsing the next batch overlaps
+// writing this one; at most two batches wait in between. Failures (bad
+// records, unreadable files, contracts the store rejected) are counted and
+// described in the summary; the returned error is only for the store itself
+// failing or the context ending.
 func runImport(ctx context.Context, store graph.Store, paths []string, textsDir string, bar *progressBar, warn func(error)) (importSummary, error) {
 	started := time.Now()
 	sum := importSummary{Failures: []string{}}
-	var batch []pending
-	fail := func(msg string) {
-		sum.Failed++
-		sum.Failures = append(sum.Failures, msg)
-	}
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		cs := make([]*contract.Contract, len(batch))
-		for i, p := range batch {
-			cs[i] = p.c
-		}
-		out, err := store.PutContracts(ctx, cs)
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		for i, o := range out {
-			switch o.Status {
-			case graph.PutCreated:
-				sum.Imported++
-			case graph.PutUpdated:
-				sum.Updated++
-			case graph.PutUnchanged:
-				sum.Unchanged++
-			default:
-				fail(fmt.Sprintf("%s: store rejected the contract: %v", batch[i].where, o.Err))
-			}
-		}
-		batch = batch[:0]
-		return nil
-	}
-	for _, path := range paths {
-		bar.start(path)
-		var storeErr error
-		opts := importer.Options{TextsDir: textsDir, Progress: func(read, total int64) { bar.update(read, total, sum.Imported+sum.Updated+sum.Unchanged+len(batch)) }}
-		err := importer.Read(ctx, path, opts, func(r importer.Record) error {
-			for _, w := range r.Warnings {
-				sum.Warnings++
-				warn(w)
-			}
-			if r.Err != nil {
-				fail(r.Err.Error())
+	batches := make(chan []importEvent, 2)
+	g, gctx := errgroup.WithContext(ctx)
+	var read atomic.Int64
+
+	g.Go(func() error {
+		defer close(batches)
+		var batch []importEvent
+		contracts := 0
+		send := func() error {
+			select {
+			case batches <- batch:
+				batch, contracts = nil, 0
 				return nil
+			case <-gctx.Done():
+				return gctx.Err()
 			}
-			batch = append(batch, pending{c: r.Contract, where: fmt.Sprintf("%s: record %d (id %q)", path, r.Index, r.Contract.ID)})
-			if len(batch) >= importBatch {
-				storeErr = flush()
-				return storeErr
+		}
+		for _, path := range paths {
+			bar.start(path)
+			opts := importer.Options{TextsDir: textsDir, Progress: func(done, total int64) { bar.update(done, total, int(read.Load())) }}
+			err := importer.Read(gctx, path, opts, func(r importer.Record) error {
+				for _, w := range r.Warnings {
+					batch = append(batch, importEvent{warning: w})
+				}
+				if r.Err != nil {
+					batch = append(batch, importEvent{failure: r.Err.Error()})
+					return nil
+				}
+				read.Add(1)
+				batch = append(batch, importEvent{c: r.Contract, where: fmt.Sprintf("%s: record %d (id %q)", path, r.Index, r.Contract.ID)})
+				if contracts++; contracts >= importBatch {
+					return send()
+				}
+				return nil
+			})
+			if gctx.Err() != nil {
+				return gctx.Err()
 			}
-			return nil
-		})
-		switch {
-		case storeErr != nil:
-			return sum, storeErr
-		case ctx.Err() != nil:
+			if err != nil {
+				// The input ended early (unreadable, unknown format, malformed).
+				batch = append(batch, importEvent{failure: err.Error()})
+			}
+		}
+		if len(batch) > 0 {
+			return send()
+		}
+		return nil
+	})
+
+	g.Go(func() error {
+		for batch := range batches {
+			var cs []*contract.Contract
+			var where []string
+			for _, e := range batch {
+				switch {
+				case e.warning != nil:
+					sum.Warnings++
+					warn(e.warning)
+				case e.failure != "":
+					sum.Failed++
+					sum.Failures = append(sum.Failures, e.failure)
+				default:
+					cs = append(cs, e.c)
+					where = append(where, e.where)
+				}
+			}
+			if len(cs) == 0 {
+				continue
+			}
+			out, err := store.PutContracts(gctx, cs)
+			if err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+			for i, o := range out {
+				switch o.Status {
+				case graph.PutCreated:
+					sum.Imported++
+				case graph.PutUpdated:
+					sum.Updated++
+				case graph.PutUnchanged:
+					sum.Unchanged++
+				default:
+					sum.Failed++
+					sum.Failures = append(sum.Failures, fmt.Sprintf("%s: store rejected the contract: %v", where[i], o.Err))
+				}
+			}
+		}
+		return nil
+	})
+
+	if err := g.Wait(); err != nil {
+		if ctx.Err() != nil {
 			return sum, ctx.Err()
-		case err != nil:
-			// The input ended early (unreadable, unknown format, malformed).
-			fail(err.Error())
 		}
-		if err := flush(); err != nil {
-			return sum, err
-		}
+		return sum, err
 	}
 	sum.Seconds = time.Since(started).Seconds()
 	return sum, nil

@@ -5,14 +5,17 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
 )
 
 // progressBar draws a one-line progress bar on a terminal. It draws nothing
-// when its writer is not a terminal, so logs and pipes stay clean.
+// when its writer is not a terminal, so logs and pipes stay clean. It is
+// safe for concurrent use.
 type progressBar struct {
+	mu      sync.Mutex
 	w       io.Writer
 	enabled bool
 	width   int
@@ -36,6 +39,8 @@ func newProgressBar(w io.Writer, quiet bool) *progressBar {
 
 // start begins a new item, e.g. the file being imported.
 func (p *progressBar) start(label string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.label = label
 	p.last = time.Time{}
 }
@@ -46,6 +51,8 @@ func (p *progressBar) update(done, total int64, items int) {
 	if !p.enabled {
 		return
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	now := time.Now()
 	if now.Sub(p.last) < 100*time.Millisecond && done < total {
 		return
@@ -57,6 +64,8 @@ func (p *progressBar) update(done, total int64, items int) {
 
 // clear removes the bar so that the next line prints cleanly.
 func (p *progressBar) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.enabled && p.drawn {
 		fmt.Fprint(p.w, "\r"+strings.Repeat(" ", p.width-1)+"\r")
 		p.drawn = false
