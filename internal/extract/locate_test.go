@@ -85,3 +85,24 @@ func FuzzLocate(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkLocate locates a quote near the end of a 200 KB contract: once
+// exactly, once only after folding (as with a model's reflowed quote).
+func BenchmarkLocate(b *testing.B) {
+	text := strings.Repeat("The Supplier shall deliver the Products in accordance with Schedule A.\n", 2800) +
+		"This Agreement shall be governed by the laws of the State of New York."
+	l := NewLocator(text)
+	for _, bc := range []struct{ name, quote string }{
+		{"exact", "governed by the laws of the State of New York."},
+		{"folded", "GOVERNED BY THE LAWS OF\nTHE STATE OF NEW YORK"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, ok := l.Locate(bc.quote); !ok {
+					b.Fatal("not found")
+				}
+			}
+		})
+	}
+}
