@@ -156,7 +156,10 @@ func convertCUAD(path string, row int, rec []string, cols *cuadColumns, textsDir
 		return nil, nil, &RecordError{File: path, Record: label, Field: "Filename", Err: errors.New("empty")}
 	}
 	w := &warner{file: path, record: label}
-	id := strings.TrimSuffix(strings.TrimSuffix(pdf, ".pdf"), ".PDF")
+	id := strings.TrimRightFunc(pdf, func(r rune) bool { return !isAlnum(r) }) // "X.PDF'" happens
+	if ext := filepath.Ext(id); strings.EqualFold(ext, ".pdf") {
+		id = id[:len(id)-len(ext)]
+	}
 	c := &contract.Contract{SourcePath: path, ExtractedBy: "cuad-v1"}
 	if texts != nil {
 		name, ok := texts[alnumKey(pdf)]

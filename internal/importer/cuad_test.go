@@ -174,6 +174,11 @@ func TestCUADMalformed(t *testing.T) {
 			wantIDs:  []string{"Acme_Co-Branding Agreement"},
 		},
 		{
+			name:    "no texts",
+			csv:     cuadHeader + strings.Replace(good, ".pdf", ".PDF'", 1) + "\n",
+			wantIDs: []string{"Acme_Co-Branding Agreement"},
+		},
+		{
 			name:      "missing texts dir",
 			csv:       cuadHeader + good + "\n",
 			textsDir:  filepath.Join(dir, "nope"),
@@ -232,6 +237,13 @@ func TestCUADMalformed(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.wantWarn, warns); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			if tt.name == "no texts" {
+				c := contracts[0]
+				if c.Text != "" || len(c.Clauses) != 6 || c.Clauses[0].Verified || c.Clauses[0].End != 0 {
+					t.Errorf("without texts: text %q, clauses %+v", c.Text, c.Clauses)
+				}
+				return
 			}
 			if tt.name != "good row" {
 				return
