@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,11 +17,14 @@ import (
 )
 
 // newToolSet builds the one tool set every surface shares (tools call, ask,
-// serve, mcp) over store. Tools beyond the five contract tools, such as
-// text2cypher on Neo4j or the statute tools, are added here. store may be
-// nil when the set is only listed.
+// serve, mcp, demo) over store. Tools beyond the five contract tools are
+// added here when the store offers what they need: the statute tools with a
+// statute knowledge base, text2cypher on Neo4j.
 func (a *app) newToolSet(ctx context.Context, store graph.Store) (*tools.Set, error) {
 	set := tools.New(store, tools.Options{})
+	if err := addStatuteTools(set, store); err != nil {
+		return nil, fmt.Errorf("add statute tools: %w", err)
+	}
 	return set, nil
 }
 
@@ -40,17 +45,24 @@ func newToolsListCmd(a *app) *cobra.Command {
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			// Listing needs no data: without a database the set is built
-			// over no store, so the list works on a fresh machine too.
-			var store graph.Store
-			if a.checkDBExists() == nil {
-				s, err := a.openStore(ctx)
+			// Listing needs no data, so it works on a fresh machine too:
+			// without a database file the tools are those of an empty
+			// store of the same backend, which is not kept.
+			if err := a.checkDBExists(); err != nil {
+				dir, err := os.MkdirTemp("", "contractgraph-tools")
 				if err != nil {
 					return err
 				}
-				defer s.Close()
-				store = s
+				defer os.RemoveAll(dir)
+				cfg := a.cfg
+				defer func() { a.cfg = cfg }()
+				a.cfg.DB = filepath.Join(dir, "empty.db")
 			}
+			store, err := a.openStore(ctx)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
 			set, err := a.newToolSet(ctx, store)
 			if err != nil {
 				return err
@@ -73,7 +85,7 @@ func newToolsCallCmd(a *app) *cobra.Command {
 			"JSON result on stdout. Invalid arguments are reported on stderr with exit code 2.",
 		Example: `  contractgraph tools call contract_search '{"contract_type":"Distributor","min_end_date":"2005-01-01"}'
   contractgraph tools call contract_aggregate '{"group_by":"governing_law_state","metric":"count","limit":3}'
-  echo '{"contract_id":"demo-saas-msa"}' | contractgraph tools call get_contract -`,
+  echo '{"contract_id":"demo-saas-kestrel"}' | contractgraph tools call get_contract -`,
 		Args: usageArgs(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()

@@ -258,7 +258,11 @@ func TestToolsCallErrors(t *testing.T) {
 // TestToolsList checks the listing works without a database and describes
 // every tool with a JSON Schema.
 func TestToolsList(t *testing.T) {
-	stdout, stderr, code := runContractgraph(t, "", "--db", filepath.Join(t.TempDir(), "absent.db"), "tools", "list")
+	absent := filepath.Join(t.TempDir(), "absent.db")
+	stdout, stderr, code := runContractgraph(t, "", "--db", absent, "tools", "list")
+	if _, err := os.Stat(absent); err == nil {
+		t.Errorf("tools list created the database %s", absent)
+	}
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -277,7 +281,7 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s: description %q, schema type %v", tool.Name, tool.Description, tool.InputSchema["type"])
 		}
 	}
-	for _, want := range []string{"contract_search", "contract_aggregate", "party_search", "get_contract", "clause_search"} {
+	for _, want := range []string{"contract_search", "contract_aggregate", "party_search", "get_contract", "clause_search", "statute_search", "get_statute"} {
 		if !names[want] {
 			t.Errorf("tools list lacks %s", want)
 		}
