@@ -118,12 +118,14 @@ func TestLabelledPairs(t *testing.T) {
 	}
 	ents := referenceEntities(t)
 	var tp, fp, fn, tn int
-	for _, p := range pairs {
+	scores := make([]float64, len(pairs))
+	for i, p := range pairs {
 		a, b := ents[p.a], ents[p.b]
 		if a == nil || b == nil {
 			t.Fatalf("labelled name not in the reference data: %q / %q", p.a, p.b)
 		}
 		s := ScorePair(a, b)
+		scores[i] = s.Value
 		merged := s.Value >= DefaultThreshold
 		switch {
 		case merged && p.same:
@@ -143,10 +145,66 @@ func TestLabelledPairs(t *testing.T) {
 	summary := fmt.Sprintf("pairs=%d positives=%d threshold=%.2f tp=%d fp=%d fn=%d tn=%d precision=%.3f recall=%.3f",
 		len(pairs), tp+fn, DefaultThreshold, tp, fp, fn, tn, precision, recall)
 	t.Log(summary)
+	sweep := "threshold sweep (precision / recall):"
+	for _, th := range []float64{0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99} {
+		var tp, fp, fn int
+		for i, p := range pairs {
+			switch merged := scores[i] >= th; {
+			case merged && p.same:
+				tp++
+			case merged:
+				fp++
+			case p.same:
+				fn++
+			}
+		}
+		sweep += fmt.Sprintf(" %.2f: %.3f / %.3f;", th, float64(tp)/float64(max(1, tp+fp)), float64(tp)/float64(max(1, tp+fn)))
+	}
+	t.Log(sweep)
 	if precision < 0.95 {
 		t.Errorf("precision %.3f < 0.95: %s", precision, summary)
 	}
 	if recall < 0.8 {
 		t.Errorf("recall %.3f < 0.8: %s", recall, summary)
+	}
+}
+
+// TestPlanOnReferenceParties runs the planner over every distinct party
+// name of the reference data and checks the proposed merges against the
+// labels where a label exists: no labelled-different pair may end up in
+// one cluster. The merges are logged (-v) for review.
+func TestPlanOnReferenceParties(t *testing.T) {
+	ents := referenceEntities(t)
+	list := make([]*Entity, 0, len(ents))
+	for _, e := range ents {
+		list = append(list, e)
+	}
+	sortEntities(list)
+	merges, pairs := Plan(list, DefaultThreshold)
+	cluster := map[string]string{}
+	n := 0
+	for _, m := range merges {
+		cluster[m.CanonicalName] = m.CanonicalID
+		for _, o := range m.Others {
+			cluster[o.Name] = m.CanonicalID
+			n++
+			t.Logf("%q <- %q (%.3f, %s)", m.CanonicalName, o.Name, o.Score.Value, o.Score.Reason)
+		}
+	}
+	t.Logf("%d names, %d candidate pairs, %d merged into %d clusters", len(list), pairs, n, len(merges))
+	for _, p := range loadPairs(t) {
+		ca, oka := cluster[p.a]
+		cb, okb := cluster[p.b]
+		if !p.same && oka && okb && ca == cb {
+			t.Errorf("labelled different but clustered together: %q / %q", p.a, p.b)
+		}
+	}
+}
+
+func sortEntities(es []*Entity) {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && es[j].ID < es[j-1].ID; j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
 	}
 }

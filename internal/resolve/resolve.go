@@ -223,12 +223,19 @@ func vetoed(ents []*Entity, a, b []int) bool {
 	return false
 }
 
-// canonical picks the cluster member whose name becomes the party's: the
-// one on most contracts, then a name not written in capitals only, then
-// the longer name (it keeps its legal form), then the smaller id.
+// canonical picks the cluster member whose name becomes the party's: a
+// plain name (no "d/b/a", "acting through" or doubled spaces), then the one
+// on most contracts, then a name not written in capitals only, then the
+// longer name (it keeps its legal form), then the smaller id.
 func canonical(ents []*Entity, ms []int) int {
 	best := ms[0]
+	plain := func(e *Entity) bool {
+		return stripQualifier(e.Name) == e.Name && strings.Join(strings.Fields(e.Name), " ") == e.Name
+	}
 	better := func(a, b *Entity) bool {
+		if pa, pb := plain(a), plain(b); pa != pb {
+			return pa
+		}
 		if len(a.ContractIDs) != len(b.ContractIDs) {
 			return len(a.ContractIDs) > len(b.ContractIDs)
 		}
