@@ -442,6 +442,11 @@ func clauses(r *rand.Rand, c *contract.Contract, product, territory string) []co
 	if c.GoverningLaw != nil {
 		add("Governing Law")
 	}
+	// CUAD has no confidentiality category; like the reference data, such
+	// clauses are recorded at group level.
+	if r.Float64() < 0.45 {
+		add(contract.GroupConfidentiality)
+	}
 	out := make([]contract.Clause, 0, len(cats))
 	for _, cat := range cats {
 		typ, group, err := contract.ParseClauseType(cat)
@@ -506,6 +511,8 @@ func clauseText(cat string, c *contract.Contract, product, territory string) str
 		return fmt.Sprintf("%s warrants that the %s will conform to the specifications for twelve (12) months after delivery.", a.Name, product)
 	case "Ip Ownership Assignment":
 		return fmt.Sprintf("All work product created under this Agreement shall be owned by %s, and %s hereby assigns all rights therein.", a.Name, b.Name)
+	case contract.GroupConfidentiality:
+		return fmt.Sprintf("Each party shall hold the other's Confidential Information in confidence and use it only to perform this Agreement, during the Term and for %d years thereafter.", 2+len(a.Name)%4)
 	case "Joint Ip Ownership":
 		return "Inventions conceived jointly by the parties shall be owned jointly, each party having an undivided interest."
 	}

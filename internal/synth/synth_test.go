@@ -64,7 +64,7 @@ func TestDistributions(t *testing.T) {
 	types := map[string]int{}
 	countries := map[string]int{}
 	partyContracts := map[string]int{}
-	var withAmount, withDuration, withLaw, partyRoles int
+	var withAmount, withDuration, withLaw, withConf, partyRoles int
 	err := Generate(1, n, func(c *contract.Contract) error {
 		types[c.ContractType]++
 		if c.EffectiveDate < "1995-01-01" || c.EffectiveDate > "2025-12-31" {
@@ -104,6 +104,9 @@ func TestDistributions(t *testing.T) {
 			t.Errorf("%s: %d parties", c.ID, len(c.Parties))
 		}
 		for _, cl := range c.Clauses {
+			if cl.Type == contract.GroupConfidentiality {
+				withConf++
+			}
 			if _, g, err := contract.ParseClauseType(cl.Type); err != nil || g != cl.Group || cl.Text == "" {
 				t.Errorf("%s: clause %+v", c.ID, cl)
 			}
@@ -129,6 +132,9 @@ func TestDistributions(t *testing.T) {
 	}
 	if f := frac(withLaw); f < 0.7 || f > 0.9 {
 		t.Errorf("%.2f of contracts have a governing law, want about 0.8", f)
+	}
+	if f := frac(withConf); f < 0.35 || f > 0.55 {
+		t.Errorf("%.2f of contracts have a confidentiality clause, want about 0.45", f)
 	}
 	// Long tail: a few parties in many contracts, most in one or two.
 	counts := make([]int, 0, len(partyContracts))
