@@ -136,7 +136,7 @@ func (f *fakeRiskServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		analysis := map[string]any{"notes": "", "items": []map[string]any{{
 			"rule_id": "R1", "clause_quote": clause, "clause_start": 0, "clause_end": 0, "risk_level": "High",
 			"reasoning": "The clause shapes how disputes are resolved.", "affected_party": "Both parties",
-			"citations": citations,
+			"citations":   citations,
 			"legal_basis": "", "recommendation": "Confirm the forum and the enforceability of the clause.",
 		}}}
 		b, _ := json.Marshal(analysis)
