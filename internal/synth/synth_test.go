@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +13,30 @@ import (
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/importer"
 )
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+// TestGolden pins the corpus for one seed across versions, so benchmark
+// numbers stay comparable; a deliberate change is accepted with -update.
+func TestGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJSONL(&buf, 1, 5); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "seed1-5.golden.jsonl")
+	if *update {
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(want, buf.Bytes()) {
+		t.Errorf("generated corpus differs from %s; if the change is intended, run go test -update", golden)
+	}
+}
 
 func TestWriteJSONLDeterministic(t *testing.T) {
 	var a, b, c bytes.Buffer
