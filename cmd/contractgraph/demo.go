@@ -24,6 +24,7 @@ func newDemoCmd(a *app) *cobra.Command {
 		out       string
 		contracts int
 		seed      int64
+		serve     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -91,6 +92,9 @@ func newDemoCmd(a *app) *cobra.Command {
                             (needs OPENAI_API_KEY; for a local model use --model ollama:qwen2.5:7b with Ollama running)
   Browse it in the web app: contractgraph --db %[1]s serve
 `, shellArg(out))
+			if a.demoServes(cmd, serve) {
+				return a.serveDemo(ctx, store)
+			}
 			return nil
 		},
 	}
@@ -98,6 +102,7 @@ func newDemoCmd(a *app) *cobra.Command {
 	f.StringVarP(&out, "out", "o", defaultDemoDB, "demo database file to (re)create")
 	f.IntVar(&contracts, "contracts", demo.DefaultContracts, "number of generated contracts besides the samples")
 	f.Int64Var(&seed, "seed", demo.DefaultSeed, "generator seed")
+	f.BoolVar(&serve, "serve", false, "then serve the web app on a free loopback port until Ctrl+C (default: on when run in a terminal)")
 	return cmd
 }
 

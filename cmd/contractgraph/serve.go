@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/contractgraph/contractgraph/internal/agent"
 	"github.com/contractgraph/contractgraph/internal/extract"
@@ -226,4 +227,26 @@ func (u *uploadIngester) Ingest(ctx context.Context, files []httpapi.UploadedFil
 	})
 	_, err := p.Run(ctx, paths)
 	return err
+}
+
+// demoServes reports whether demo should go on to serve the web app: as
+// --serve says when given, else when a person runs it in a terminal (not
+// with --json, not in scripts or tests).
+func (a *app) demoServes(cmd *cobra.Command, serve bool) bool {
+	if cmd.Flags().Changed("serve") {
+		return serve
+	}
+	f, ok := a.stdout.(*os.File)
+	return ok && !a.cfg.JSON && term.IsTerminal(int(f.Fd()))
+}
+
+// serveDemo serves the web app for the demo store on a free loopback port,
+// prints its URL and returns when ctx ends (Ctrl+C).
+func (a *app) serveDemo(ctx context.Context, store graph.Store) error {
+	url, wait, err := a.startServer(ctx, store)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "\nThe web app is running on %s (dashboard, contracts, graph, chat). Press Ctrl+C to stop it.\n", url)
+	return wait()
 }

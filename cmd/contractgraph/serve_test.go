@@ -234,3 +234,29 @@ func TestServeRefusesPublicAddressWithoutToken(t *testing.T) {
 		t.Errorf("mcp --http on 0.0.0.0 without a token: exit %d, %q", code, stderr)
 	}
 }
+
+// TestDemoServes checks that demo --serve starts the web app on a free
+// loopback port over the demo graph and prints its URL.
+func TestDemoServes(t *testing.T) {
+	t.Setenv("CONTRACTGRAPH_MODEL", "")
+	out := t.TempDir() + "/demo.db"
+	url, stop, wait := startCommand(t, false, regexp.MustCompile(`running on (http://127\.0\.0\.1:\d+/)`), "demo", "--out", out, "--contracts", "10", "--serve")
+	url = strings.TrimPrefix(url, "running on ")
+	resp, err := http.Get(url + "api/contracts/demo-saas-kestrel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		ID   string `json:"id"`
+		Text string `json:"text"`
+	}
+	json.NewDecoder(resp.Body).Decode(&c)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || c.ID != "demo-saas-kestrel" || c.Text == "" {
+		t.Errorf("demo server: GET a sample contract = %d %+v", resp.StatusCode, c.ID)
+	}
+	stop()
+	if code := wait(); code != 0 {
+		t.Errorf("demo exited %d after Ctrl+C", code)
+	}
+}
