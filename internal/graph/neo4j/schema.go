@@ -1,0 +1,27 @@
+package neo4j
+
+// The graph schema's names, the allow-list every statement is built from;
+// the Cypher lint checks the compiler's statements against them.
+var (
+	schemaLabels            = []string{"Contract", "Party", "Location", "Clause", "Chunk", "Statute"}
+	schemaRelationshipTypes = []string{"PARTY_TO", "HAS_LOCATION", "HAS_GOVERNING_LAW", "HAS_CLAUSE", "HAS_CHUNK"}
+	schemaPropertyKeys      = []string{
+		// Contract
+		"id", "title", "summary", "contract_type", "effective_date", "end_date", "duration", "duration_days",
+		"renewal_term", "notice_period", "total_amount", "currency", "scope", "source_path", "sha256",
+		"extracted_by", "extracted_at", "text", "content_hash", "party_count", "usage_input_tokens",
+		"usage_output_tokens", "evidence",
+		// Party
+		"name", "normalized_name", "aliases", "match_keys",
+		// Location
+		"country", "state", "city", "address",
+		// Clause and Chunk
+		"ord", "type", "group", "start", "end", "verified", "embedding",
+		// PARTY_TO
+		"role", "location_id",
+	}
+	// writeRowKeys are the keys of the UNWIND row maps the write statements
+	// read (row.key, row.contract_id, ...). The linter cannot tell a map
+	// from a node, so it is told these names too.
+	writeRowKeys = []string{"key", "contract_id", "location_id", "match_key", "props"}
+)
