@@ -90,6 +90,11 @@ func (a *app) runRisk(ctx context.Context, args []string, f riskFlags) error {
 		defer store.Close()
 	}
 	deps := risk.Deps{Model: model, Log: a.log}
+	if strings.TrimSpace(a.cfg.EmbedModel) != "" {
+		if deps.Embedder, err = a.openEmbedder(ctx); err != nil {
+			return err
+		}
+	}
 	if store != nil {
 		deps.Clauses = store
 		if ss, ok := store.(graph.StatuteStore); ok {

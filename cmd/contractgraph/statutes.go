@@ -84,7 +84,10 @@ func newStatutesImportCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.importStatutes(ctx, ss, args)
+			if err := a.importStatutes(ctx, ss, args); err != nil {
+				return err
+			}
+			return a.embedStatutes(ctx, ss)
 		},
 	}
 }
@@ -137,6 +140,82 @@ func (a *app) importStatutes(ctx context.Context, ss graph.StatuteStore, paths [
 	return nil
 }
 
+// Statute embedding bounds.
+const (
+	statuteEmbedBatch = 64
+	statuteEmbedBytes = 8000 // of each statute's citation, heading and text
+)
+
+// embedStatutes embeds every statute that has no embedding yet when an
+// embedding model is configured (--embed-model), so statute_search can fuse
+// vector similarity with BM25.
+func (a *app) embedStatutes(ctx context.Context, ss graph.StatuteStore) error {
+	vs, ok := ss.(graph.StatuteVectorStore)
+	if !ok || strings.TrimSpace(a.cfg.EmbedModel) == "" {
+		return nil
+	}
+	emb, err := a.openEmbedder(ctx)
+	if err != nil {
+		return err
+	}
+	total := 0
+	for {
+		sts, err := vs.StatutesWithoutEmbedding(ctx, statuteEmbedBatch)
+		if err != nil {
+			return err
+		}
+		if len(sts) == 0 {
+			break
+		}
+		ids := make([]string, len(sts))
+		texts := make([]string, len(sts))
+		for i, st := range sts {
+			ids[i] = st.ID
+			texts[i] = clipBytes(statute.Cite(&st)+" "+st.Heading+"\n"+st.Text, statuteEmbedBytes)
+		}
+		vecs, _, err := emb.Embed(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("embed statutes: %w", err)
+		}
+		if len(vecs) != len(ids) {
+			return fmt.Errorf("embed statutes: %d vectors for %d statutes", len(vecs), len(ids))
+		}
+		if err := vs.PutStatuteEmbeddings(ctx, ids, vecs); err != nil {
+			return err
+		}
+		total += len(ids)
+	}
+	if !a.cfg.JSON {
+		fmt.Fprintf(a.stdout, "%d statutes embedded with %s\n", total, a.cfg.EmbedModel)
+	}
+	return nil
+}
+
+// statuteTools builds the statute tools, hybrid when an embedding model is
+// configured.
+func (a *app) statuteTools(ctx context.Context, ss graph.StatuteStore) (*tools.StatuteTools, error) {
+	opts := tools.StatuteOptions{}
+	if strings.TrimSpace(a.cfg.EmbedModel) != "" {
+		emb, err := a.openEmbedder(ctx)
+		if err != nil {
+			return nil, err
+		}
+		opts.Embedder = emb
+	}
+	return tools.NewStatuteTools(ss, opts), nil
+}
+
+// clipBytes cuts s to at most n bytes at a rune boundary.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
 func newStatutesSearchCmd(a *app) *cobra.Command {
 	var in tools.StatuteSearchInput
 	cmd := &cobra.Command{
@@ -157,7 +236,11 @@ func newStatutesSearchCmd(a *app) *cobra.Command {
 				return err
 			}
 			in.Query = args[0]
-			res, err := tools.NewStatuteTools(ss, tools.StatuteOptions{}).Search(ctx, in)
+			st, err := a.statuteTools(ctx, ss)
+			if err != nil {
+				return err
+			}
+			res, err := st.Search(ctx, in)
 			var ae *tools.ArgError
 			if errors.As(err, &ae) {
 				return usageError(err)

@@ -2,11 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/contractgraph/contractgraph/internal/llm/llmtest"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
@@ -105,5 +109,68 @@ func TestStatutesImportReportsBadFiles(t *testing.T) {
 	}
 	if _, _, code := runContractgraph(t, "", "--db", db, "statutes", "import"); code != 2 {
 		t.Errorf("import without files exited %d, want 2", code)
+	}
+}
+
+// fakeEmbeddings speaks OpenAI's /embeddings wire format with the
+// deterministic bag-of-words vectors of llmtest.Embedder.
+func fakeEmbeddings(t *testing.T) *httptest.Server {
+	t.Helper()
+	emb := &llmtest.Embedder{Dim: 64}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/embeddings") {
+			http.Error(w, "not found", http.StatusNotFound)
+			return
+		}
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		vecs, _, err := emb.Embed(r.Context(), req.Input)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		data := make([]map[string]any, len(vecs))
+		for i, v := range vecs {
+			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "fake-embed",
+			"usage": map[string]int{"prompt_tokens": len(req.Input), "total_tokens": len(req.Input)}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestStatutesHybridSearch(t *testing.T) {
+	usc09 := filepath.Join(sharedData(t), "data", "statutes", "uscode", "usc09.xml")
+	srv := fakeEmbeddings(t)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	db := filepath.Join(t.TempDir(), "graph.db")
+	out, errOut, code := runContractgraph(t, "", "--db", db, "--embed-model", "openai:fake-embed", "statutes", "import", usc09)
+	if code != 0 || !strings.Contains(out, "31 statutes embedded with openai:fake-embed") {
+		t.Fatalf("import: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// A re-import has nothing new to embed.
+	out, _, _ = runContractgraph(t, "", "--db", db, "--embed-model", "openai:fake-embed", "statutes", "import", usc09)
+	if !strings.Contains(out, "0 statutes embedded") {
+		t.Errorf("re-import embedded again:\n%s", out)
+	}
+	out, errOut, code = runContractgraph(t, "", "--db", db, "--embed-model", "openai:fake-embed", "--json", "statutes", "search",
+		"arbitration agreement valid irrevocable enforceable", "--jurisdiction", "us", "--limit", "3")
+	if code != 0 {
+		t.Fatalf("search: exit %d: %s", code, errOut)
+	}
+	var res tools.StatuteSearchResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Ranking != "hybrid" || len(res.Statutes) == 0 || !slices.ContainsFunc(res.Statutes, func(s tools.StatutePassage) bool { return s.StatuteID == "/us/usc/t9/s2" }) {
+		t.Errorf("hybrid search: ranking %q, hits %d, want /us/usc/t9/s2 in the top 3", res.Ranking, len(res.Statutes))
 	}
 }

@@ -49,3 +49,22 @@ type StatuteHit struct {
 	Statute contract.Statute `json:"statute"`
 	Score   float64          `json:"score"`
 }
+
+// StatuteVectorStore is an optional capability of a StatuteStore that keeps
+// one embedding per statute, so statute_search can fuse vector similarity
+// with BM25. A statute whose content changes loses its embedding.
+type StatuteVectorStore interface {
+	// StatutesWithoutEmbedding returns up to limit statutes that have no
+	// embedding (new, or changed since they were embedded), in id order.
+	StatutesWithoutEmbedding(ctx context.Context, limit int) ([]contract.Statute, error)
+
+	// PutStatuteEmbeddings stores vecs[i] as the embedding of ids[i], in one
+	// transaction. An unknown id fails the call with an error wrapping
+	// ErrNotFound; an empty vector is an error.
+	PutStatuteEmbeddings(ctx context.Context, ids []string, vecs [][]float32) error
+
+	// SearchStatuteVectors ranks the statutes whose embedding has the
+	// dimension of vector by cosine similarity to it, best first (Score is
+	// the similarity), within jurisdiction ("" = all); limit is 1..50.
+	SearchStatuteVectors(ctx context.Context, vector []float32, jurisdiction string, limit int) ([]StatuteHit, error)
+}

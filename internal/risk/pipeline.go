@@ -39,6 +39,9 @@ type Deps struct {
 	// Statutes is the statute knowledge base. Nil (or empty) means no
 	// citation can be checked: the report says so and keeps none.
 	Statutes graph.StatuteStore
+	// Embedder, when set, makes statute_search hybrid (BM25 fused with
+	// vector similarity) on a store that keeps statute embeddings.
+	Embedder llm.Embedder
 	Log      *slog.Logger     // nil: discard
 	Now      func() time.Time // nil: time.Now
 }
@@ -153,7 +156,7 @@ func (r *run) execute(ctx context.Context, rep *Report) error {
 	rep.CitationsChecked = store != nil
 	r.check = newChecker(r.in.Contract.Text, store)
 	if store != nil {
-		r.statutes = tools.NewStatuteTools(store, tools.StatuteOptions{})
+		r.statutes = tools.NewStatuteTools(store, tools.StatuteOptions{Embedder: r.deps.Embedder})
 	}
 
 	r.progress(Progress{Stage: "rules", Message: "generating risk rules"})

@@ -1,15 +1,18 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/statute"
 )
 
@@ -45,6 +48,10 @@ type StatutePassage struct {
 // StatuteSearchResult is statute_search's answer.
 type StatuteSearchResult struct {
 	Statutes []StatutePassage `json:"statutes"`
+	// Ranking is "hybrid" when BM25 and vector similarity were fused,
+	// "bm25" otherwise (no embedder, no statute embeddings, or the query
+	// could not be embedded).
+	Ranking string `json:"ranking"`
 }
 
 // GetStatuteInput is the input of get_statute.
@@ -68,6 +75,10 @@ type StatuteOptions struct {
 	// ExcerptBytes bounds each statute's text in a search result; zero
 	// means DefaultStatuteExcerptBytes.
 	ExcerptBytes int
+	// Embedder, when set and the store keeps statute embeddings
+	// (graph.StatuteVectorStore), makes statute_search fuse vector
+	// similarity with BM25 by reciprocal rank fusion.
+	Embedder llm.Embedder
 }
 
 // StatuteTools are statute_search and get_statute over a statute store.
@@ -76,6 +87,8 @@ type StatuteOptions struct {
 type StatuteTools struct {
 	store        graph.StatuteStore
 	excerptBytes int
+	embedder     llm.Embedder
+	vectors      graph.StatuteVectorStore // nil unless hybrid search is possible
 }
 
 // NewStatuteTools returns the statute tools over store.
@@ -83,6 +96,9 @@ func NewStatuteTools(store graph.StatuteStore, opts StatuteOptions) *StatuteTool
 	t := &StatuteTools{store: store, excerptBytes: opts.ExcerptBytes}
 	if t.excerptBytes <= 0 {
 		t.excerptBytes = DefaultStatuteExcerptBytes
+	}
+	if vs, ok := store.(graph.StatuteVectorStore); ok && opts.Embedder != nil {
+		t.embedder, t.vectors = opts.Embedder, vs
 	}
 	return t
 }
@@ -125,17 +141,81 @@ func (t *StatuteTools) Search(ctx context.Context, in StatuteSearchInput) (Statu
 	if err != nil {
 		return StatuteSearchResult{}, err
 	}
-	hits, err := t.store.SearchStatutes(ctx, graph.StatuteQuery{Query: query, Jurisdiction: jur, Limit: limit})
+	// In hybrid mode each ranking contributes a deeper list to the fusion.
+	depth := limit
+	if t.vectors != nil {
+		depth = min(maxFusionDepth, 3*limit)
+	}
+	hits, err := t.store.SearchStatutes(ctx, graph.StatuteQuery{Query: query, Jurisdiction: jur, Limit: depth})
 	if err != nil {
 		return StatuteSearchResult{}, fmt.Errorf("%s: %w", NameStatuteSearch, err)
 	}
-	out := StatuteSearchResult{Statutes: make([]StatutePassage, 0, len(hits))}
+	ranking := "bm25"
+	if near := t.nearest(ctx, query, jur, depth); near != nil {
+		hits, ranking = fuseStatutes(hits, near), "hybrid"
+	}
+	hits = hits[:min(limit, len(hits))]
+	out := StatuteSearchResult{Statutes: make([]StatutePassage, 0, len(hits)), Ranking: ranking}
 	for _, h := range hits {
 		p := passage(&h.Statute, query, t.excerptBytes)
 		p.Score = h.Score
 		out.Statutes = append(out.Statutes, p)
 	}
 	return out, nil
+}
+
+// maxFusionDepth bounds each ranked list fed to the fusion.
+const maxFusionDepth = 50
+
+// rrfK is the rank constant of reciprocal rank fusion.
+const rrfK = 60
+
+// nearest ranks statutes by embedding similarity to the query, or returns
+// nil when that is not possible (no embedder, no embeddings, an embedding
+// error): the search then stays BM25-only and says so in Ranking.
+func (t *StatuteTools) nearest(ctx context.Context, query, jur string, depth int) []graph.StatuteHit {
+	if t.vectors == nil {
+		return nil
+	}
+	vecs, _, err := t.embedder.Embed(ctx, []string{query})
+	if err != nil || len(vecs) != 1 || len(vecs[0]) == 0 {
+		return nil
+	}
+	near, err := t.vectors.SearchStatuteVectors(ctx, vecs[0], jur, depth)
+	if err != nil || len(near) == 0 {
+		return nil
+	}
+	return near
+}
+
+// fuseStatutes merges two rankings by reciprocal rank fusion: a statute
+// scores Σ 1/(rrfK + rank) over the lists it is in. Ties keep first
+// appearance (BM25 first).
+func fuseStatutes(lists ...[]graph.StatuteHit) []graph.StatuteHit {
+	type entry struct {
+		hit   graph.StatuteHit
+		score float64
+	}
+	byID := map[string]*entry{}
+	var order []*entry
+	for _, list := range lists {
+		for rank, h := range list {
+			e, ok := byID[h.Statute.ID]
+			if !ok {
+				e = &entry{hit: h}
+				byID[h.Statute.ID] = e
+				order = append(order, e)
+			}
+			e.score += 1 / float64(rrfK+rank+1)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b *entry) int { return cmp.Compare(b.score, a.score) })
+	out := make([]graph.StatuteHit, len(order))
+	for i, e := range order {
+		out[i] = e.hit
+		out[i].Score = e.score
+	}
+	return out
 }
 
 // Get runs get_statute. A missing statute is an error wrapping

@@ -12,6 +12,7 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/llm/llmtest"
 )
 
 // fakeStatutes is an in-memory graph.StatuteStore: a statute is a hit when
@@ -94,7 +95,7 @@ func TestStatuteSearchTool(t *testing.T) {
 		{StatuteID: "/us/usc/t9/s2", Citation: "9 U.S.C. § 2", Jurisdiction: "us", Heading: "Validity of agreements to arbitrate",
 			URL: "https://uscode.house.gov/x", Text: "A written provision to settle by arbitration shall be valid, irrevocable, and enforceable.", Score: 1},
 		{StatuteID: "/us/usc/t9/s99", Citation: "9 U.S.C. § 99", Jurisdiction: "us", TextTruncated: true, Score: 2},
-	}}
+	}, Ranking: "bm25"}
 	// The long section's excerpt is checked on its own below.
 	want.Statutes[1].Text = res.Statutes[1].Text
 	if diff := cmp.Diff(want, res); diff != "" {
@@ -102,6 +103,67 @@ func TestStatuteSearchTool(t *testing.T) {
 	}
 	if got := res.Statutes[1].Text; len(got) > 200 || !strings.Contains(got, "The arbitration clause is enforceable.") {
 		t.Errorf("long statute excerpt (%d bytes) lacks the matching line or exceeds 200 bytes:\n%s", len(got), got)
+	}
+}
+
+// vectorStatutes adds a fixed vector ranking to fakeStatutes.
+type vectorStatutes struct {
+	*fakeStatutes
+	near    []string // ids, best first
+	queries int
+}
+
+func (v *vectorStatutes) StatutesWithoutEmbedding(ctx context.Context, limit int) ([]contract.Statute, error) {
+	return nil, nil
+}
+
+func (v *vectorStatutes) PutStatuteEmbeddings(ctx context.Context, ids []string, vecs [][]float32) error {
+	return nil
+}
+
+func (v *vectorStatutes) SearchStatuteVectors(ctx context.Context, vector []float32, jurisdiction string, limit int) ([]graph.StatuteHit, error) {
+	v.queries++
+	if len(vector) == 0 {
+		return nil, errors.New("empty vector")
+	}
+	var hits []graph.StatuteHit
+	for _, id := range v.near {
+		st, err := v.GetStatute(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, graph.StatuteHit{Statute: *st, Score: 0.9})
+	}
+	return hits, nil
+}
+
+func TestStatuteSearchHybrid(t *testing.T) {
+	f := &fakeStatutes{sts: []contract.Statute{
+		{ID: "a", Jurisdiction: "us", Text: "arbitration one"},
+		{ID: "b", Jurisdiction: "us", Text: "arbitration two"},
+		{ID: "c", Jurisdiction: "us", Text: "unrelated words only"},
+	}}
+	vs := &vectorStatutes{fakeStatutes: f, near: []string{"c", "a"}}
+	st := NewStatuteTools(vs, StatuteOptions{Embedder: &llmtest.Embedder{}})
+	res, err := st.Search(context.Background(), StatuteSearchInput{Query: "arbitration", Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range res.Statutes {
+		ids = append(ids, s.StatuteID)
+	}
+	// a is first in both lists; c (vector rank 1) beats b (BM25 rank 2).
+	if diff := cmp.Diff([]string{"a", "c", "b"}, ids); diff != "" || res.Ranking != "hybrid" || vs.queries != 1 {
+		t.Errorf("ids (-want +got):\n%s ranking=%s vector queries=%d", diff, res.Ranking, vs.queries)
+	}
+	if f.last.Limit != 9 {
+		t.Errorf("BM25 depth = %d, want 3×limit", f.last.Limit)
+	}
+	// Without an embedder the same store is searched by BM25 only.
+	res, err = NewStatuteTools(vs, StatuteOptions{}).Search(context.Background(), StatuteSearchInput{Query: "arbitration", Limit: 3})
+	if err != nil || res.Ranking != "bm25" || len(res.Statutes) != 2 {
+		t.Errorf("BM25-only: %+v, %v", res, err)
 	}
 }
 

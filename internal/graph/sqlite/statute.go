@@ -1,12 +1,14 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -14,7 +16,10 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph"
 )
 
-var _ graph.StatuteStore = (*Store)(nil)
+var (
+	_ graph.StatuteStore       = (*Store)(nil)
+	_ graph.StatuteVectorStore = (*Store)(nil)
+)
 
 // Statute search bounds.
 const (
@@ -71,7 +76,7 @@ func (s *Store) PutStatutes(ctx context.Context, sts []contract.Statute) (graph.
 				continue
 			default:
 				if _, err := tx.ExecContext(ctx, `UPDATE statutes SET jurisdiction = ?, code = ?, number = ?, heading = ?, text = ?,
-					url = ?, content_hash = ? WHERE pk = ?`, st.Jurisdiction, st.Code, st.Number, st.Heading, st.Text, st.URL, hashes[i], pk); err != nil {
+					url = ?, content_hash = ?, embedding = NULL WHERE pk = ?`, st.Jurisdiction, st.Code, st.Number, st.Heading, st.Text, st.URL, hashes[i], pk); err != nil {
 					return fmt.Errorf("update statute %q: %w", st.ID, err)
 				}
 				if _, err := tx.ExecContext(ctx, `DELETE FROM statute_fts WHERE rowid = ?`, pk); err != nil {
@@ -243,3 +248,100 @@ func spaceHan(s string) string {
 }
 
 func isHan(r rune) bool { return unicode.Is(unicode.Han, r) }
+
+// StatutesWithoutEmbedding lists statutes to embed; see graph.StatuteVectorStore.
+func (s *Store) StatutesWithoutEmbedding(ctx context.Context, limit int) ([]contract.Statute, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("statutes without embedding: limit %d is below 1", limit)
+	}
+	var out []contract.Statute
+	err := eachRow(ctx, s.rdb, `SELECT id, jurisdiction, code, number, heading, text, url FROM statutes
+		WHERE embedding IS NULL ORDER BY id LIMIT ?`, []any{limit}, func(r *sql.Rows) error {
+		var st contract.Statute
+		if err := r.Scan(&st.ID, &st.Jurisdiction, &st.Code, &st.Number, &st.Heading, &st.Text, &st.URL); err != nil {
+			return err
+		}
+		out = append(out, st)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("statutes without embedding: %w", err)
+	}
+	return out, nil
+}
+
+// PutStatuteEmbeddings stores embeddings; see graph.StatuteVectorStore.
+func (s *Store) PutStatuteEmbeddings(ctx context.Context, ids []string, vecs [][]float32) error {
+	if len(ids) != len(vecs) {
+		return fmt.Errorf("put statute embeddings: %d ids but %d vectors", len(ids), len(vecs))
+	}
+	for i, v := range vecs {
+		if len(v) == 0 {
+			return fmt.Errorf("put statute embeddings: statute %q: empty vector", ids[i])
+		}
+	}
+	err := s.withWriteTx(ctx, func(tx *sql.Tx) error {
+		for i, id := range ids {
+			res, err := tx.ExecContext(ctx, `UPDATE statutes SET embedding = ? WHERE id = ?`, encodeVector(vecs[i]), id)
+			if err != nil {
+				return fmt.Errorf("statute %q: %w", id, err)
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				return fmt.Errorf("statute %q: %w", id, graph.ErrNotFound)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("put statute embeddings: %w", err)
+	}
+	return nil
+}
+
+// SearchStatuteVectors scans statute embeddings in Go (a few thousand
+// statutes per jurisdiction); see graph.StatuteVectorStore.
+func (s *Store) SearchStatuteVectors(ctx context.Context, vector []float32, jurisdiction string, limit int) ([]graph.StatuteHit, error) {
+	if limit < 1 || limit > maxStatuteLimit {
+		return nil, fmt.Errorf("search statute vectors: limit %d is outside 1..%d", limit, maxStatuteLimit)
+	}
+	qn := norm(vector)
+	if len(vector) == 0 || qn == 0 {
+		return nil, errors.New("search statute vectors: empty or zero query vector")
+	}
+	type scored struct {
+		id    string
+		score float64
+	}
+	var all []scored
+	err := eachRow(ctx, s.rdb, `SELECT id, embedding FROM statutes
+		WHERE embedding IS NOT NULL AND length(embedding) = ? AND (? = '' OR jurisdiction = ?)`,
+		[]any{4 * len(vector), jurisdiction, jurisdiction}, func(r *sql.Rows) error {
+			var sc scored
+			var blob []byte
+			if err := r.Scan(&sc.id, &blob); err != nil {
+				return err
+			}
+			sc.score = cosine(vector, qn, blob)
+			all = append(all, sc)
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("search statute vectors: %w", err)
+	}
+	slices.SortFunc(all, func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	all = all[:min(limit, len(all))]
+	hits := make([]graph.StatuteHit, 0, len(all))
+	for _, sc := range all {
+		st, err := s.GetStatute(ctx, sc.id)
+		if err != nil {
+			return nil, fmt.Errorf("search statute vectors: %w", err)
+		}
+		hits = append(hits, graph.StatuteHit{Statute: *st, Score: sc.score})
+	}
+	return hits, nil
+}

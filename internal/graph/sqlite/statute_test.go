@@ -313,3 +313,60 @@ func BenchmarkSearchStatutes(b *testing.B) {
 		}
 	}
 }
+
+func TestStatuteEmbeddings(t *testing.T) {
+	ctx := context.Background()
+	s := openStatuteStore(t)
+	sts := []contract.Statute{
+		{ID: "v/1", Jurisdiction: "us", Text: "one"},
+		{ID: "v/2", Jurisdiction: "us", Text: "two"},
+		{ID: "v/3", Jurisdiction: "tw", Text: "three"},
+	}
+	if _, err := s.PutStatutes(ctx, sts); err != nil {
+		t.Fatal(err)
+	}
+	todo, err := s.StatutesWithoutEmbedding(ctx, 10)
+	if err != nil || len(todo) != 3 {
+		t.Fatalf("StatutesWithoutEmbedding = %d, %v; want 3", len(todo), err)
+	}
+	if err := s.PutStatuteEmbeddings(ctx, []string{"v/1", "v/2", "v/3"}, [][]float32{{1, 0}, {0.6, 0.8}, {1, 0.1}}); err != nil {
+		t.Fatal(err)
+	}
+	if todo, _ := s.StatutesWithoutEmbedding(ctx, 10); len(todo) != 0 {
+		t.Errorf("%d statutes still without embedding", len(todo))
+	}
+	hits, err := s.SearchStatuteVectors(ctx, []float32{0, 1}, "us", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, h.Statute.ID)
+	}
+	if diff := cmp.Diff([]string{"v/2", "v/1"}, ids); diff != "" {
+		t.Errorf("vector ranking (-want +got):\n%s", diff)
+	}
+	if hits[0].Score < 0.79 || hits[0].Score > 0.81 || hits[0].Statute.Text != "two" {
+		t.Errorf("top hit = %+v, want v/2 with cosine 0.8", hits[0])
+	}
+	// Other dimensions are skipped, not compared.
+	if hits, err := s.SearchStatuteVectors(ctx, []float32{1, 0, 0}, "", 5); err != nil || len(hits) != 0 {
+		t.Errorf("3-d query: %d hits, %v", len(hits), err)
+	}
+	// A changed statute loses its embedding; an unchanged one keeps it.
+	changed := sts[0]
+	changed.Text = "one, amended"
+	if _, err := s.PutStatutes(ctx, []contract.Statute{changed, sts[1]}); err != nil {
+		t.Fatal(err)
+	}
+	todo, _ = s.StatutesWithoutEmbedding(ctx, 10)
+	if len(todo) != 1 || todo[0].ID != "v/1" {
+		t.Errorf("after update, without embedding: %+v, want v/1", todo)
+	}
+	if err := s.PutStatuteEmbeddings(ctx, []string{"v/9"}, [][]float32{{1}}); !errors.Is(err, graph.ErrNotFound) {
+		t.Errorf("unknown id: %v, want ErrNotFound", err)
+	}
+	if _, err := s.SearchStatuteVectors(ctx, []float32{0, 0}, "", 5); err == nil {
+		t.Error("zero query vector accepted")
+	}
+}

@@ -12,7 +12,9 @@ CREATE TABLE statutes (
     text         TEXT NOT NULL,
     url          TEXT NOT NULL DEFAULT '',
     -- sha256 of the statute's fields: an identical re-import is a no-op
-    content_hash TEXT NOT NULL
+    content_hash TEXT NOT NULL,
+    -- little-endian float32 vector, NULL until embedded or after a change
+    embedding    BLOB
 );
 CREATE INDEX statutes_jurisdiction ON statutes(jurisdiction);
 
