@@ -42,6 +42,9 @@ func tuneClauseSearch(s *jsonschema.Schema) {
 
 // ClauseSearch runs clause_search.
 func (s *Set) ClauseSearch(ctx context.Context, in ClauseSearchInput) (ClauseResult, error) {
+	if s.store == nil {
+		return ClauseResult{}, errNoStore
+	}
 	q, err := s.clauseQuery(in)
 	if err != nil {
 		return ClauseResult{}, err

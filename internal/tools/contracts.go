@@ -81,6 +81,9 @@ func tuneContractAggregate(s *jsonschema.Schema) {
 
 // ContractSearch runs contract_search.
 func (s *Set) ContractSearch(ctx context.Context, in ContractSearchInput) (graph.ContractResult, error) {
+	if s.store == nil {
+		return graph.ContractResult{}, errNoStore
+	}
 	q, err := s.contractQuery(in)
 	if err != nil {
 		return graph.ContractResult{}, err
@@ -115,6 +118,9 @@ func (s *Set) contractQuery(in ContractSearchInput) (graph.ContractQuery, error)
 
 // ContractAggregate runs contract_aggregate.
 func (s *Set) ContractAggregate(ctx context.Context, in ContractAggregateInput) (graph.AggregateResult, error) {
+	if s.store == nil {
+		return graph.AggregateResult{}, errNoStore
+	}
 	q, err := s.aggregateQuery(in)
 	if err != nil {
 		return graph.AggregateResult{}, err

@@ -41,6 +41,9 @@ func tuneGetContract(s *jsonschema.Schema) {
 
 // GetContract runs get_contract. A missing contract is graph.ErrNotFound.
 func (s *Set) GetContract(ctx context.Context, in GetContractInput) (ContractRecord, error) {
+	if s.store == nil {
+		return ContractRecord{}, errNoStore
+	}
 	id := strings.TrimSpace(in.ContractID)
 	if id == "" {
 		return ContractRecord{}, &ArgError{Field: "contract_id", Msg: "missing: give the id of a contract, as contract_search returns it"}

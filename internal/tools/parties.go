@@ -42,6 +42,9 @@ func tunePartySearch(s *jsonschema.Schema) {
 
 // PartySearch runs party_search.
 func (s *Set) PartySearch(ctx context.Context, in PartySearchInput) (graph.PartyResult, error) {
+	if s.store == nil {
+		return graph.PartyResult{}, errNoStore
+	}
 	q, err := partyQuery(in)
 	if err != nil {
 		return graph.PartyResult{}, err

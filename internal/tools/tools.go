@@ -86,7 +86,11 @@ type Set struct {
 	entries      []entry
 }
 
-// New returns a Set holding the five contract tools over store.
+// errNoStore is returned by the contract tools of a Set made without a store.
+var errNoStore = errors.New("no contract store configured")
+
+// New returns a Set holding the five contract tools over store. store may be
+// nil for a set that is only listed; its contract tools then fail.
 func New(store graph.Store, opts Options) *Set {
 	s := &Set{store: store, now: opts.Now, maxTextBytes: opts.MaxTextBytes}
 	if s.now == nil {
@@ -115,14 +119,14 @@ func New(store graph.Store, opts Options) *Set {
 // schema is not a JSON object. Add must not be called concurrently with Call.
 func (s *Set) Add(t Tool, h Handler) error {
 	if t.Name == "" || h == nil {
-		return fmt.Errorf("add tool: empty name or nil handler")
+		return errors.New("add tool: empty name or nil handler")
 	}
 	if s.lookup(t.Name) != nil {
 		return fmt.Errorf("add tool %s: name already taken", t.Name)
 	}
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(t.InputSchema, &obj); err != nil {
-		return fmt.Errorf("add tool %s: input schema is not a JSON object: %w", t.Name, err)
+	if err := json.Unmarshal(t.InputSchema, &obj); err != nil || obj == nil {
+		return fmt.Errorf("add tool %s: input schema is not a JSON object", t.Name)
 	}
 	s.entries = append(s.entries, entry{tool: t, run: h})
 	return nil

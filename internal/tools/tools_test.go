@@ -307,6 +307,11 @@ func TestUnknownToolAndStoreErrors(t *testing.T) {
 	if err == nil || errors.As(err, &ae) || !strings.Contains(err.Error(), "disk on fire") {
 		t.Errorf("store error = %v; want it wrapped, not an ArgError", err)
 	}
+	for _, name := range []string{NameContractSearch, NameContractAggregate, NamePartySearch, NameGetContract, NameClauseSearch} {
+		if _, err := New(nil, Options{}).Call(ctx, name, json.RawMessage(`{"contract_id":"x","query":"x"}`)); !errors.Is(err, errNoStore) {
+			t.Errorf("%s without a store: %v, want errNoStore", name, err)
+		}
+	}
 	_, err = s.Call(ctx, NameContractSearch, json.RawMessage(`{"summary_search":"`+strings.Repeat("x", MaxArgsBytes)+`"}`))
 	if !errors.As(err, &ae) {
 		t.Errorf("oversized arguments error = %v; want *ArgError", err)
