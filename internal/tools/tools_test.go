@@ -307,8 +307,11 @@ func TestUnknownToolAndStoreErrors(t *testing.T) {
 	if err == nil || errors.As(err, &ae) || !strings.Contains(err.Error(), "disk on fire") {
 		t.Errorf("store error = %v; want it wrapped, not an ArgError", err)
 	}
-	for _, name := range []string{NameContractSearch, NameContractAggregate, NamePartySearch, NameGetContract, NameClauseSearch} {
-		if _, err := New(nil, Options{}).Call(ctx, name, json.RawMessage(`{"contract_id":"x","query":"x"}`)); !errors.Is(err, errNoStore) {
+	for name, args := range map[string]string{
+		NameContractSearch: `{}`, NameContractAggregate: `{}`, NamePartySearch: `{}`,
+		NameGetContract: `{"contract_id":"x"}`, NameClauseSearch: `{"query":"x"}`,
+	} {
+		if _, err := New(nil, Options{}).Call(ctx, name, json.RawMessage(args)); !errors.Is(err, errNoStore) {
 			t.Errorf("%s without a store: %v, want errNoStore", name, err)
 		}
 	}
