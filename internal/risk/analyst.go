@@ -126,7 +126,8 @@ func prefixAll(p string, ss []string) []string {
 
 // reviewer asks the senior reviewer for a decision.
 func (r *run) reviewer(ctx context.Context, iter int, rules []Rule, items []Item, notes string, problems []string) (ReviewDecision, error) {
-	msgs, err := messages(promptReviewer, reviewerPrompt{Iteration: iter, MaxIterations: r.in.MaxIterations, Rules: rules, Items: items, Notes: notes, Problems: problems})
+	msgs, err := messages(promptReviewer, reviewerPrompt{Iteration: iter, MaxIterations: r.in.MaxIterations, Rules: rules, Items: items,
+		Notes: notes, Problems: problems, Found: r.check.returnedIDs()})
 	if err != nil {
 		return ReviewDecision{}, err
 	}
@@ -263,8 +264,13 @@ func (r *run) runTool(ctx context.Context, call llm.ToolCall) (json.RawMessage, 
 		if err := tools.DecodeArgs(call.Arguments, &in); err != nil {
 			return nil, err
 		}
-		if in.Jurisdiction == "" {
-			in.Jurisdiction = r.in.Jurisdiction
+		if j := r.in.Jurisdiction; j != "" {
+			// The review is limited to one jurisdiction: only its statutes
+			// may be returned, and so cited.
+			if in.Jurisdiction != "" && !strings.EqualFold(strings.TrimSpace(in.Jurisdiction), j) {
+				return nil, &tools.ArgError{Field: "jurisdiction", Msg: fmt.Sprintf("this review is limited to jurisdiction %q", j), Valid: []string{j}}
+			}
+			in.Jurisdiction = j
 		}
 		res, err := r.statutes.Search(ctx, in)
 		if err != nil {

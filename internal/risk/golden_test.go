@@ -61,7 +61,7 @@ func TestGoldenPrompts(t *testing.T) {
 			Chunked: true, Chunks: []passage{{Start: 10, End: 40, Text: "passage one"}, {Start: 90, End: 120, Text: "passage two"}},
 			Feedback: []string{`item 1 (rule R1): citation /xx/test/s999 "q": statute not found`}, Previous: []Item{item}}},
 		{"reviewer.golden", promptReviewer, reviewerPrompt{Iteration: 1, MaxIterations: 2, Rules: testRules.Rules, Items: []Item{item},
-			Notes: "R2 had no clause.", Problems: []string{"item 1 (rule R1): clause quote does not appear in the contract text: \"x\""}}},
+			Notes: "R2 had no clause.", Found: []string{statuteArb, statuteLiab}, Problems: []string{"item 1 (rule R1): clause quote does not appear in the contract text: \"x\""}}},
 		{"summary.golden", promptSummary, summaryPrompt{ContractID: "dist-1", ContractType: "Distributor", Items: goldenReport().Items}},
 		{"batch.golden", promptBatch, batchPrompt{ContractID: "dist-1", HasStatutes: true, Rules: testRules.Rules[:1], Start: 400, End: 520,
 			Text: quoteArbitration, Statutes: []tools.StatutePassage{{StatuteID: statuteArb, Citation: "Test Code 2", Text: testStatutes[0].Text}}}},

@@ -503,6 +503,32 @@ func TestBatchMode(t *testing.T) {
 	checkCitations(t, rep, store)
 }
 
+func TestStatuteSearchLockedToReviewJurisdiction(t *testing.T) {
+	store := openStore(t, append(testStatutes, contract.Statute{ID: "/us/x/s1", Jurisdiction: "us", Text: "arbitration agreements are enforceable in the us"}))
+	otherJurisdiction := llmtest.Calls(llmtest.Call("c1", "statute_search", `{"query":"arbitration","jurisdiction":"us"}`))
+	model := llmtest.NewScripted(
+		reply(t, testRules),
+		otherJurisdiction,
+		search("arbitration"),
+		reply(t, Analysis{Items: []Item{arbItem(statuteArb, statuteQuoteArb)}}),
+		reply(t, approve()),
+		reply(t, summary()),
+	)
+	rep, _ := runReview(t, model, store, nil)
+	reqs := model.Requests()
+	refused := reqs[2].Messages[len(reqs[2].Messages)-1]
+	if refused.Role != llm.RoleTool || !strings.Contains(refused.Content, `this review is limited to jurisdiction \"xx\"`) {
+		t.Errorf("tool answer to a us search in an xx review = %q", refused.Content)
+	}
+	found := reqs[3].Messages[len(reqs[3].Messages)-1].Content
+	if !strings.Contains(found, statuteArb) || strings.Contains(found, "/us/x/s1") {
+		t.Errorf("default search was not limited to xx: %s", found)
+	}
+	if len(rep.Items) != 1 || len(rep.Items[0].Citations) != 1 || rep.Partial {
+		t.Errorf("items = %+v, partial %v", rep.Items, rep.Partial)
+	}
+}
+
 func TestRunRejectsBadInput(t *testing.T) {
 	model := llmtest.NewScripted()
 	if _, err := Run(context.Background(), Deps{}, Input{Contract: &contract.Contract{ID: "x", Text: "t"}}, nil); !errors.Is(err, llm.ErrNoModel) {

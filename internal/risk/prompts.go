@@ -90,6 +90,7 @@ type reviewerPrompt struct {
 	Items                    []Item
 	Notes                    string
 	Problems                 []string
+	Found                    []string // statute ids statute_search returned in this run
 }
 
 // summaryPrompt is the summariser's template data.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
@@ -40,6 +41,18 @@ func (c *checker) noteReturned(ids ...string) {
 	for _, id := range ids {
 		c.returned[id] = true
 	}
+}
+
+// returnedIDs lists the ids statute_search returned so far, sorted.
+func (c *checker) returnedIDs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ids := make([]string, 0, len(c.returned))
+	for id := range c.returned {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 func (c *checker) wasReturned(id string) bool {
