@@ -506,3 +506,16 @@ func TestLoopbackAddr(t *testing.T) {
 		}
 	}
 }
+
+func TestPartyNameCandidates(t *testing.T) {
+	tests := map[string][]string{
+		"acme-corp":                 {"acme corp", "acme", "corp"},
+		"b-and-c-general-warehouse": {"b and c general warehouse", "b c general warehouse", "warehouse", "general"},
+		"globex-2":                  {"globex 2", "globex"},
+	}
+	for id, want := range tests {
+		if diff := cmp.Diff(want, partyNameCandidates(id)); diff != "" {
+			t.Errorf("partyNameCandidates(%q) (-want +got):\n%s", id, diff)
+		}
+	}
+}

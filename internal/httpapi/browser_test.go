@@ -130,6 +130,7 @@ func TestBrowser(t *testing.T) {
 	s, _ := newTestServer(t, func(c *Config) {
 		c.Agent = &agent.Agent{Model: model.Streaming(), Tools: c.Tools, Now: func() time.Time { return testNow }}
 		c.ModelName = "scripted:test"
+		c.Ingester = textIngester{c.Store}
 	})
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
@@ -230,6 +231,36 @@ func TestBrowser(t *testing.T) {
 	}
 	if n := len(model.Requests()); n != 2 {
 		t.Errorf("the model was called %d times, want 2", n)
+	}
+
+	// Upload: two documents, progress per file, then the summary and a link
+	// to the stored contract.
+	docs := t.TempDir()
+	lease := filepath.Join(docs, "office-lease.txt")
+	blank := filepath.Join(docs, "blank.txt")
+	os.WriteFile(lease, []byte("Office Lease\nThe landlord leases the office to the tenant."), 0o644)
+	os.WriteFile(blank, []byte("   "), 0o644)
+	must(t, ctx, "upload documents",
+		chromedp.Navigate(ts.URL+"/upload"),
+		chromedp.WaitVisible(chromedp.ID("files")),
+		chromedp.SetUploadFiles(chromedp.ID("files"), []string{lease, blank}),
+		chromedp.Click(chromedp.CSS(`#upload-form button[type=submit]`)),
+	)
+	waitFor(t, ctx, "the upload summary", `document.getElementById('upload-summary').textContent.includes('stored')`)
+	if got := eval[string](t, ctx, `document.getElementById('upload-summary').textContent`); got != "1 stored, 0 unchanged, 1 failed." {
+		t.Errorf("upload summary = %q", got)
+	}
+	rows := eval[string](t, ctx, `document.getElementById('upload-progress').innerText`)
+	if !strings.Contains(rows, "office-lease.txt: ok") || !strings.Contains(rows, "blank.txt: failed") || !strings.Contains(rows, "no text in the document") {
+		t.Errorf("upload progress = %q", rows)
+	}
+	screenshot(t, ctx, shots, "6-upload")
+	must(t, ctx, "open the uploaded contract",
+		chromedp.Click(chromedp.CSS(`#upload-progress a[href="/contracts/office-lease"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.contract-text`)),
+	)
+	if h1 := eval[string](t, ctx, `document.querySelector('h1').textContent`); h1 != "Office Lease" {
+		t.Errorf("uploaded contract page shows %q", h1)
 	}
 }
 

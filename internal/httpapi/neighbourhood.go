@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
@@ -126,14 +127,7 @@ func (s *Server) lookupParty(ctx context.Context, id string) (*contract.Party, e
 		}
 		return p, err
 	}
-	names := []string{strings.ReplaceAll(id, "-", " ")}
-	if trimmed := numberedID.ReplaceAllString(id, ""); trimmed != id {
-		names = append(names, strings.ReplaceAll(trimmed, "-", " "))
-	}
-	for _, name := range names {
-		if contract.MatchKey(name) == "" {
-			continue
-		}
+	for _, name := range partyNameCandidates(id) {
 		res, err := s.store.SearchParties(ctx, graph.PartyQuery{Name: name, OrderBy: "name", Limit: 50})
 		if err != nil {
 			return nil, fmt.Errorf("find party %q: %w", id, err)
@@ -145,6 +139,36 @@ func (s *Server) lookupParty(ctx context.Context, id string) (*contract.Party, e
 		}
 	}
 	return nil, fmt.Errorf("party %q: %w", id, graph.ErrNotFound)
+}
+
+// partyNameCandidates are name fragments to find the party with id by
+// (containment) search, most specific first: the id's words; without a
+// "-N" suffix that numbers a duplicate id; without the "and" that stands
+// for "&" (which names keep as punctuation); then its longest words alone.
+func partyNameCandidates(id string) []string {
+	base := numberedID.ReplaceAllString(id, "")
+	words := strings.FieldsFunc(base, func(r rune) bool { return r == '-' })
+	var out []string
+	add := func(s string) {
+		if contract.MatchKey(s) != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	add(strings.ReplaceAll(id, "-", " "))
+	add(strings.Join(words, " "))
+	var noAnd []string
+	for _, w := range words {
+		if w != "and" {
+			noAnd = append(noAnd, w)
+		}
+	}
+	add(strings.Join(noAnd, " "))
+	longest := slices.Clone(noAnd)
+	slices.SortStableFunc(longest, func(a, b string) int { return len(b) - len(a) })
+	for _, w := range longest[:min(2, len(longest))] {
+		add(w)
+	}
+	return out
 }
 
 // maxPartyContracts bounds the contracts drawn around a party.

@@ -46,8 +46,8 @@
           if (ev.contract_id) {
             const a = document.createElement("a");
             a.href = window.contractHref(ev.contract_id);
-            a.textContent = " open " + ev.contract_id;
-            li.append(document.createTextNode(" —"), a);
+            a.textContent = "open " + ev.contract_id;
+            li.append(document.createTextNode(" — "), a);
           }
           if (ev.message) li.append(document.createTextNode(" — " + ev.message));
         } else if (name === "summary") {
