@@ -306,7 +306,8 @@ func (r *run) toolNames() []string {
 }
 
 // searchClauses serves clause_search from the store for a stored contract,
-// else from the contract's passages in memory.
+// else (or when the store has nothing indexed for it) from the contract's
+// passages in memory.
 func (r *run) searchClauses(ctx context.Context, in clauseSearchInput) ([]graph.ClauseHit, error) {
 	q := strings.TrimSpace(in.Query)
 	if q == "" {
@@ -324,10 +325,11 @@ func (r *run) searchClauses(ctx context.Context, in clauseSearchInput) ([]graph.
 		if err != nil {
 			return nil, fmt.Errorf("clause_search: %w", err)
 		}
-		if hits == nil {
-			hits = []graph.ClauseHit{}
+		if len(hits) > 0 {
+			return hits, nil
 		}
-		return hits, nil
+		// A contract stored without chunks or clauses has nothing indexed:
+		// search its text instead.
 	}
 	ts := terms(q)
 	hits := []graph.ClauseHit{}

@@ -568,3 +568,95 @@ func containsSub(ss []string, sub string) bool {
 	}
 	return false
 }
+
+func TestLongContractAndScopedClauseSearch(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t, testStatutes)
+	// Stored chunks are two halves of the text, unlike the in-memory
+	// paragraphs, so the test can tell which search answered.
+	chunked := func(id, text string) *contract.Contract {
+		half := strings.Index(text, "\n3. Disputes")
+		return &contract.Contract{ID: id, Title: id, Text: text, Chunks: []contract.Chunk{
+			{ID: id + "-0", Ord: 0, Text: text[:half], Start: 0, End: half},
+			{ID: id + "-1", Ord: 1, Text: text[half:], Start: half, End: len(text)},
+		}}
+	}
+	this := &contract.Contract{ID: "dist-1", Title: "Distribution Agreement", Text: testContract}
+	plain := &contract.Contract{ID: "dist-plain", Title: "Unindexed", Text: testContract}
+	outcomes, err := store.PutContracts(ctx, []*contract.Contract{
+		chunked("dist-1", testContract), chunked("other", strings.ReplaceAll(testContract, "New York", "Boston")), plain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range outcomes {
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+	}
+	stored, err := store.GetContract(ctx, "dist-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	storedPlain, err := store.GetContract(ctx, "dist-plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		in     Input
+		deps   Deps
+		source string
+	}{
+		{"stored contract searches the store", Input{Contract: stored, Stored: true}, Deps{Clauses: store}, "store"},
+		{"file searches its own passages", Input{Contract: this}, Deps{}, "memory"},
+		{"stored contract without chunks falls back to its text", Input{Contract: storedPlain, Stored: true}, Deps{Clauses: store}, "fallback"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			model := llmtest.NewScripted(
+				reply(t, testRules),
+				llmtest.Calls(llmtest.Call("c1", "clause_search", `{"query":"binding arbitration dispute","limit":5}`)),
+				reply(t, Analysis{Items: []Item{arbItem("", "")}}),
+				reply(t, approve()),
+				reply(t, summary()),
+			)
+			in := tt.in
+			in.Jurisdiction, in.MaxContextBytes = "xx", 300 // force passages instead of the full text
+			deps := tt.deps
+			deps.Model, deps.Statutes = model, store
+			rep, err := Run(ctx, deps, in, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs := model.Requests()
+			prompt := reqs[1].Messages[1].Content
+			if !strings.Contains(prompt, "<passage start=") || strings.Contains(prompt, "<contract>") {
+				t.Errorf("long contract not sent as passages:\n%s", prompt)
+			}
+			var res struct {
+				Passages []graph.ClauseHit `json:"passages"`
+			}
+			toolMsg := reqs[2].Messages[len(reqs[2].Messages)-1]
+			if err := json.Unmarshal([]byte(toolMsg.Content), &res); err != nil {
+				t.Fatalf("%v: %s", err, toolMsg.Content)
+			}
+			if len(res.Passages) == 0 {
+				t.Fatalf("clause_search (%s) found nothing", tt.source)
+			}
+			for _, p := range res.Passages {
+				if p.ContractID != in.Contract.ID {
+					t.Errorf("clause_search returned a passage of %s", p.ContractID)
+				}
+				if p.End > len(testContract) || testContract[p.Start:p.End] != p.Text {
+					t.Errorf("passage %d..%d is not verbatim from the contract", p.Start, p.End)
+				}
+				fromStore := p.Start == 0 || p.End == len(testContract)
+				if fromStore != (tt.source == "store") {
+					t.Errorf("passage %d..%d came from the wrong search for %s", p.Start, p.End, tt.source)
+				}
+			}
+			if len(rep.Items) != 1 || rep.Partial {
+				t.Errorf("items=%d partial=%v notices=%q", len(rep.Items), rep.Partial, rep.Notices)
+			}
+		})
+	}
+}
