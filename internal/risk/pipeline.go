@@ -347,7 +347,7 @@ func normaliseRules(rs RuleSet) (RuleSet, error) {
 
 // level canonicalises a risk level.
 func level(s string) (string, bool) {
-	for _, l := range Levels {
+	for _, l := range levels {
 		if strings.EqualFold(strings.TrimSpace(s), l) {
 			return l, true
 		}

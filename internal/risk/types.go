@@ -11,8 +11,8 @@ const (
 	LevelLow    = "Low"
 )
 
-// Levels lists the risk levels from most to least severe.
-var Levels = []string{LevelHigh, LevelMedium, LevelLow}
+// levels lists the risk levels from most to least severe.
+var levels = []string{LevelHigh, LevelMedium, LevelLow}
 
 // Rule is one dynamic risk rule the rule generator derives for a contract.
 type Rule struct {

@@ -14,6 +14,7 @@ type ParseError struct {
 	Err    error
 }
 
+// Error formats the error as "file: record: field \"name\": problem".
 func (e *ParseError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -27,4 +28,5 @@ func (e *ParseError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the underlying problem.
 func (e *ParseError) Unwrap() error { return e.Err }
