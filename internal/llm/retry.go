@@ -218,6 +218,12 @@ func Permanent(err error) error { return &permanentError{err} }
 
 type permanentError struct{ err error }
 
+// IsPermanent reports whether err was marked with Permanent.
+func IsPermanent(err error) bool {
+	var p *permanentError
+	return errors.As(err, &p)
+}
+
 func (e *permanentError) Error() string { return e.err.Error() }
 func (e *permanentError) Unwrap() error { return e.err }
 

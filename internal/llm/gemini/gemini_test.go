@@ -1,0 +1,325 @@
+package gemini_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/llm/gemini"
+)
+
+type fake struct {
+	srv     *httptest.Server
+	mu      sync.Mutex
+	replies []http.HandlerFunc
+	reqs    []recorded
+}
+
+type recorded struct {
+	Path   string
+	Query  string
+	Header http.Header
+	Body   map[string]any
+}
+
+func newFake(t *testing.T, replies ...http.HandlerFunc) *fake {
+	f := &fake{replies: replies}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Errorf("request body: %v: %s", err, raw)
+		}
+		f.mu.Lock()
+		n := len(f.reqs)
+		f.reqs = append(f.reqs, recorded{Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
+		f.mu.Unlock()
+		if n >= len(f.replies) {
+			t.Errorf("unexpected request %d to %s", n+1, r.URL.Path)
+			w.WriteHeader(500)
+			return
+		}
+		f.replies[n](w, r)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fake) requests() []recorded {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]recorded(nil), f.reqs...)
+}
+
+func candidate(finish string, parts ...any) map[string]any {
+	return map[string]any{
+		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": finish, "index": 0}},
+		"usageMetadata": map[string]any{"promptTokenCount": 40, "candidatesTokenCount": 8, "totalTokenCount": 48},
+		"modelVersion":  "gemini-test",
+	}
+}
+
+func reply(v any) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(v)
+	}
+}
+
+func text(s string) map[string]any { return map[string]any{"text": s} }
+
+func call(name string, args any) map[string]any {
+	return map[string]any{"functionCall": map[string]any{"name": name, "args": args}}
+}
+
+func errorReply(code int, status string, header map[string]string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range header {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, `{"error":{"code":%d,"message":"fake says %d","status":%q}}`, code, code, status)
+	}
+}
+
+func sse(chunks ...any) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range chunks {
+			b, _ := json.Marshal(c)
+			fmt.Fprintf(w, "data: %s\r\n\r\n", b)
+			w.(http.Flusher).Flush()
+		}
+	}
+}
+
+func newModel(t *testing.T, f *fake, mod func(*gemini.Config)) *gemini.Model {
+	cfg := gemini.Config{Model: "gemini-test", APIKey: "g-key", BaseURL: f.srv.URL,
+		Retry: llm.Retry{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}}
+	if mod != nil {
+		mod(&cfg)
+	}
+	m, err := gemini.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+var searchTool = llm.ToolDef{Name: "contract_search", Description: "Find contracts.",
+	InputSchema: json.RawMessage(`{"type":"object","properties":{"contract_type":{"type":"string"}},"additionalProperties":false}`)}
+
+func TestToolCallRoundTrip(t *testing.T) {
+	signed := call("contract_search", map[string]any{"contract_type": "Distributor"})
+	signed["thoughtSignature"] = "c2lnbmF0dXJl" // base64 "signature"
+	f := newFake(t,
+		reply(candidate("STOP", signed, call("get_contract", map[string]any{"contract_id": "c1"}))),
+		reply(candidate("STOP", text("Three distributor agreements."))),
+	)
+	m := newModel(t, f, nil)
+	ctx := context.Background()
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "be precise"}, {Role: llm.RoleUser, Content: "how many?"}}
+	r1, err := m.Generate(ctx, &llm.Request{Messages: msgs, Tools: []llm.ToolDef{searchTool}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r1.Message.ToolCalls) != 2 || r1.Message.ToolCalls[0].Name != "contract_search" || r1.Message.ToolCalls[1].ID == r1.Message.ToolCalls[0].ID ||
+		string(r1.Message.ToolCalls[0].Arguments) != `{"contract_type":"Distributor"}` || string(r1.Message.ToolCalls[1].Arguments) != `{"contract_id":"c1"}` {
+		t.Fatalf("tool calls = %+v", r1.Message.ToolCalls)
+	}
+	if r1.Usage != (llm.Usage{InputTokens: 40, OutputTokens: 8}) || r1.FinishReason != "STOP" {
+		t.Errorf("usage %+v finish %q", r1.Usage, r1.FinishReason)
+	}
+	msgs = append(msgs, r1.Message,
+		llm.Message{Role: llm.RoleTool, ToolCallID: r1.Message.ToolCalls[0].ID, Name: "contract_search", Content: `{"total_count":3}`},
+		llm.Message{Role: llm.RoleTool, ToolCallID: r1.Message.ToolCalls[1].ID, Content: `not json`})
+	r2, err := m.Generate(ctx, &llm.Request{Messages: msgs, Tools: []llm.ToolDef{searchTool}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Message.Content != "Three distributor agreements." {
+		t.Errorf("second reply %+v", r2.Message)
+	}
+
+	reqs := f.requests()
+	if reqs[0].Path != "/v1beta/models/gemini-test:generateContent" || reqs[0].Header.Get("X-Goog-Api-Key") != "g-key" {
+		t.Errorf("path %q key %q", reqs[0].Path, reqs[0].Header.Get("X-Goog-Api-Key"))
+	}
+	first := reqs[0].Body
+	if diff := cmp.Diff(map[string]any{"role": "user", "parts": []any{map[string]any{"text": "be precise"}}}, first["systemInstruction"]); diff != "" {
+		t.Errorf("systemInstruction (-want +got):\n%s", diff)
+	}
+	wantTools := []any{map[string]any{"functionDeclarations": []any{map[string]any{
+		"name": "contract_search", "description": "Find contracts.",
+		"parametersJsonSchema": map[string]any{"type": "object", "properties": map[string]any{"contract_type": map[string]any{"type": "string"}}, "additionalProperties": false},
+	}}}}
+	if diff := cmp.Diff(wantTools, first["tools"]); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	wantContents := []any{
+		map[string]any{"role": "user", "parts": []any{map[string]any{"text": "how many?"}}},
+		map[string]any{"role": "model", "parts": []any{
+			map[string]any{"functionCall": map[string]any{"id": "call_0", "name": "contract_search", "args": map[string]any{"contract_type": "Distributor"}}, "thoughtSignature": "c2lnbmF0dXJl"},
+			map[string]any{"functionCall": map[string]any{"id": "call_1", "name": "get_contract", "args": map[string]any{"contract_id": "c1"}}},
+		}},
+		map[string]any{"role": "user", "parts": []any{
+			map[string]any{"functionResponse": map[string]any{"id": "call_0", "name": "contract_search", "response": map[string]any{"total_count": 3.0}}},
+			map[string]any{"functionResponse": map[string]any{"id": "call_1", "name": "get_contract", "response": map[string]any{"output": "not json"}}},
+		}},
+	}
+	if diff := cmp.Diff(wantContents, reqs[1].Body["contents"]); diff != "" {
+		t.Errorf("second request contents (-want +got):\n%s", diff)
+	}
+}
+
+type verdict struct {
+	Complete  bool     `json:"complete"`
+	FollowUps []string `json:"follow_ups"`
+}
+
+func TestStructuredOutput(t *testing.T) {
+	f := newFake(t, reply(candidate("STOP", text(`{"complete":true,"follow_ups":[]}`))))
+	m := newModel(t, f, nil)
+	got, _, err := llm.GenerateData[verdict](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Complete || got.FollowUps == nil {
+		t.Errorf("got %+v", got)
+	}
+	gc := f.requests()[0].Body["generationConfig"].(map[string]any)
+	schema, _ := gc["responseJsonSchema"].(map[string]any)
+	if gc["responseMimeType"] != "application/json" || schema["type"] != "object" {
+		t.Errorf("generationConfig = %v", gc)
+	}
+}
+
+func TestMalformedJSONFromModel(t *testing.T) {
+	f := newFake(t, reply(candidate("MAX_TOKENS", text(`{"complete":true,"follow_`))))
+	m := newModel(t, f, nil)
+	_, _, err := llm.GenerateData[verdict](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}})
+	var pe *llm.ParseError
+	if !errors.As(err, &pe) || pe.Raw != `{"complete":true,"follow_` {
+		t.Fatalf("err = %v, want ParseError", err)
+	}
+}
+
+func TestStreaming(t *testing.T) {
+	f := newFake(t, sse(
+		map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{text("Checking")}}, "index": 0}}},
+		map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{text(" now.")}}, "index": 0}}},
+		map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{call("contract_search", map[string]any{"contract_type": "Distributor"})}}, "finishReason": "STOP", "index": 0}},
+			"usageMetadata": map[string]any{"promptTokenCount": 12, "candidatesTokenCount": 20, "totalTokenCount": 32}},
+	))
+	m := newModel(t, f, nil)
+	var out strings.Builder
+	var deltas []llm.Delta
+	resp, err := m.Stream(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}, Tools: []llm.ToolDef{searchTool}},
+		func(d llm.Delta) error {
+			out.WriteString(d.Text)
+			if d.ToolCallName != "" {
+				deltas = append(deltas, d)
+			}
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "Checking now." || resp.Message.Content != "Checking now." {
+		t.Errorf("text %q / %q", out.String(), resp.Message.Content)
+	}
+	want := []llm.ToolCall{{ID: "call_0", Name: "contract_search", Arguments: json.RawMessage(`{"contract_type":"Distributor"}`)}}
+	if diff := cmp.Diff(want, resp.Message.ToolCalls); diff != "" {
+		t.Errorf("tool calls (-want +got):\n%s", diff)
+	}
+	if len(deltas) != 1 || deltas[0].ArgumentsPart != `{"contract_type":"Distributor"}` {
+		t.Errorf("tool deltas %+v", deltas)
+	}
+	if resp.Usage != (llm.Usage{InputTokens: 12, OutputTokens: 20}) || resp.FinishReason != "STOP" {
+		t.Errorf("usage %+v finish %q", resp.Usage, resp.FinishReason)
+	}
+	if r := f.requests()[0]; r.Path != "/v1beta/models/gemini-test:streamGenerateContent" || r.Query != "alt=sse" {
+		t.Errorf("stream request %s?%s", r.Path, r.Query)
+	}
+}
+
+func TestRateLimitThenSuccess(t *testing.T) {
+	f := newFake(t, errorReply(429, "RESOURCE_EXHAUSTED", map[string]string{"Retry-After": "1"}), reply(candidate("STOP", text("ok"))))
+	m := newModel(t, f, nil)
+	start := time.Now()
+	r, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
+	if err != nil || r.Message.Content != "ok" {
+		t.Fatalf("reply %+v err %v", r, err)
+	}
+	if waited := time.Since(start); waited < time.Second {
+		t.Errorf("retried after %v, want ≥ Retry-After 1s", waited)
+	}
+}
+
+func TestServerErrorsExhaustRetries(t *testing.T) {
+	f := newFake(t, errorReply(500, "INTERNAL", nil), errorReply(503, "UNAVAILABLE", nil), errorReply(500, "INTERNAL", nil))
+	m := newModel(t, f, nil)
+	_, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
+	var ae *llm.APIError
+	if !errors.Is(err, llm.ErrUnavailable) || !errors.As(err, &ae) || ae.StatusCode != 500 || len(f.requests()) != 3 {
+		t.Errorf("err = %v after %d requests", err, len(f.requests()))
+	}
+}
+
+func TestAuthNotRetried(t *testing.T) {
+	f := newFake(t, errorReply(403, "PERMISSION_DENIED", nil))
+	_, err := newModel(t, f, nil).Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
+	if !errors.Is(err, llm.ErrAuth) || len(f.requests()) != 1 || !strings.Contains(err.Error(), "fake says 403") {
+		t.Errorf("err = %v after %d requests", err, len(f.requests()))
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	m := newModel(t, f, func(c *gemini.Config) { c.Timeout = 100 * time.Millisecond })
+	_, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, llm.ErrUnavailable) || len(f.requests()) != 1 {
+		t.Errorf("err = %v after %d requests", err, len(f.requests()))
+	}
+}
+
+func TestEmbed(t *testing.T) {
+	f := newFake(t, reply(map[string]any{"embeddings": []any{map[string]any{"values": []float64{1, 0}}, map[string]any{"values": []float64{0, 1}}}}))
+	m := newModel(t, f, func(c *gemini.Config) { c.EmbeddingModel = "gemini-embedding-001" })
+	vs, _, err := m.Embed(context.Background(), []string{"a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([][]float32{{1, 0}, {0, 1}}, vs); diff != "" {
+		t.Errorf("vectors (-want +got):\n%s", diff)
+	}
+	if r := f.requests()[0]; !strings.Contains(r.Path, "gemini-embedding-001") {
+		t.Errorf("embed request path %s", r.Path)
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	if _, err := gemini.New(context.Background(), gemini.Config{APIKey: "k"}); !errors.Is(err, llm.ErrNoModel) {
+		t.Errorf("no model: %v", err)
+	}
+	if _, err := gemini.New(context.Background(), gemini.Config{Model: "m"}); !errors.Is(err, llm.ErrAuth) {
+		t.Errorf("no key: %v", err)
+	}
+}
