@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -60,6 +61,10 @@ func detect(b []byte) (Format, error) {
 	case '[':
 		return FormatReference, nil
 	case '{':
+		line, _, found := bytes.Cut(b, []byte("\n"))
+		if (found || len(b) < detectPeek) && !json.Valid(line) {
+			return "", fmt.Errorf("%w (the first line is not a whole JSON object: JSONL holds one object per line)", ErrUnknownFormat)
+		}
 		return FormatJSONL, nil
 	}
 	line, _, _ := bytes.Cut(b, []byte("\n"))

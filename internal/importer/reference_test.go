@@ -262,6 +262,8 @@ func TestDetect(t *testing.T) {
 		{"{\"contractgraph_export\":1}\n{}", FormatJSONL, ""},
 		{"Filename,Document Name,Document Name-Answer,Parties,Parties-Answer\n", FormatCUAD, ""},
 		{"id,name\n1,2\n", "", ErrUnknownFormat.Error()},
+		{"{\n  \"id\": \"a\"\n}\n", "", ErrUnknownFormat.Error() + " (the first line is not a whole JSON object: JSONL holds one object per line)"},
+		{`{"id":"a"}`, FormatJSONL, ""},
 		{"", "", ErrUnknownFormat.Error() + " (the input is empty)"},
 	}
 	for _, tt := range tests {
