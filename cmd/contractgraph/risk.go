@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,10 +20,10 @@ import (
 )
 
 // riskFormats maps --format values (and -o extensions) to writers.
-var riskFormats = map[string]func(io.Writer, *risk.Report) error{
-	"json": risk.WriteJSON,
-	"md":   risk.WriteMarkdown,
-	"html": risk.WriteHTML,
+var riskFormats = map[string]func(io.Writer, *risk.Report, risk.HTMLOptions) error{
+	"json": func(w io.Writer, r *risk.Report, _ risk.HTMLOptions) error { return risk.WriteJSON(w, r) },
+	"md":   func(w io.Writer, r *risk.Report, _ risk.HTMLOptions) error { return risk.WriteMarkdown(w, r) },
+	"html": risk.WriteHTMLWith,
 }
 
 type riskFlags struct {
@@ -32,6 +33,7 @@ type riskFlags struct {
 	batch         bool
 	maxIterations int
 	concurrency   int
+	viewerURL     string
 }
 
 func newRiskCmd(a *app) *cobra.Command {
@@ -62,6 +64,7 @@ func newRiskCmd(a *app) *cobra.Command {
 	fl.BoolVar(&f.batch, "batch", false, "per-passage concurrent analysis without the review loop")
 	fl.IntVar(&f.maxIterations, "max-iterations", risk.DefaultMaxIterations, "senior review rounds")
 	fl.IntVar(&f.concurrency, "concurrency", risk.DefaultConcurrency, "passages analysed at once in --batch mode")
+	fl.StringVar(&f.viewerURL, "viewer-url", "", "base URL of `contractgraph serve` (e.g. http://localhost:8080): HTML reports on stored contracts link each clause to it")
 	return cmd
 }
 
@@ -122,7 +125,12 @@ func (a *app) runRisk(ctx context.Context, args []string, f riskFlags) error {
 		if len(args) > 1 {
 			out = filepath.Join(f.output, safeFileName(in.Contract.ID)+"."+format)
 		}
-		if werr := writeReport(a.stdout, out, format, rep); werr != nil {
+		var html risk.HTMLOptions
+		if f.viewerURL != "" && in.Stored {
+			base := strings.TrimRight(f.viewerURL, "/") + "/contracts/" + url.PathEscape(in.Contract.ID)
+			html.SpanURL = func(start, end int) string { return fmt.Sprintf("%s?span=%d-%d#cited", base, start, end) }
+		}
+		if werr := writeReport(a.stdout, out, format, rep, html); werr != nil {
 			return werr
 		}
 		if err != nil {
@@ -193,9 +201,9 @@ func (a *app) riskInput(ctx context.Context, store graph.Store, arg string) (ris
 
 // writeReport renders the report and writes it to stdout, or atomically to
 // the file out (creating its directory).
-func writeReport(stdout io.Writer, out, format string, rep *risk.Report) error {
+func writeReport(stdout io.Writer, out, format string, rep *risk.Report, html risk.HTMLOptions) error {
 	var buf bytes.Buffer
-	if err := riskFormats[format](&buf, rep); err != nil {
+	if err := riskFormats[format](&buf, rep, html); err != nil {
 		return err
 	}
 	if out == "" {

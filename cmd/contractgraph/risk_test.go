@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -249,7 +250,8 @@ func TestRiskEndToEnd(t *testing.T) {
 	reports := map[string]string{}
 	for _, format := range []string{"json", "md", "html"} {
 		out := filepath.Join(dir, "report."+format)
-		_, errOut, code := runContractgraph(t, "", "--db", db, "--model", "openai:fake-model", "risk", c.ID, "--jurisdiction", "us", "--format", format, "-o", out)
+		_, errOut, code := runContractgraph(t, "", "--db", db, "--model", "openai:fake-model", "risk", c.ID, "--jurisdiction", "us", "--format", format, "-o", out,
+			"--viewer-url", "http://localhost:8080/")
 		if code != 0 {
 			t.Fatalf("risk --format %s exited %d: %s", format, code, errOut)
 		}
@@ -316,7 +318,8 @@ func TestRiskEndToEnd(t *testing.T) {
 			t.Errorf("HTML report contains %q", bad)
 		}
 	}
-	for _, want := range []string{"<style>", `id="clause-1"`, `href="#clause-1"`, "statute not found", "Review trail", "Round 2: approve", "Token usage"} {
+	viewer := fmt.Sprintf(`href="http://localhost:8080/contracts/%s?span=%d-%d#cited"`, strings.ReplaceAll(url.PathEscape(c.ID), "&", "&amp;"), rep.Items[0].ClauseStart, rep.Items[0].ClauseEnd)
+	for _, want := range []string{viewer, "<style>", `id="clause-1"`, `href="#clause-1"`, "statute not found", "Review trail", "Round 2: approve", "Token usage"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("HTML report lacks %q", want)
 		}

@@ -3,6 +3,7 @@ package risk
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,7 +137,14 @@ func TestHTMLReportIsSelfContainedAndEscaped(t *testing.T) {
 			t.Errorf("HTML contains %q", bad)
 		}
 	}
-	for _, want := range []string{"&lt;injunctions&gt;", `href="https://law.example/test/2?a=1&amp;b=2"`, "statute not found", "@media print", `<mark>` + quoteArbitration + `</mark>`} {
+	b.Reset()
+	if err := WriteHTMLWith(&b, goldenReport(), HTMLOptions{SpanURL: func(start, end int) string {
+		return fmt.Sprintf("/contracts/dist-1?span=%d-%d#cited", start, end)
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	html = b.String()
+	for _, want := range []string{`<a href="/contracts/dist-1?span=414-507#cited">open in contract</a>`, "&lt;injunctions&gt;", `href="https://law.example/test/2?a=1&amp;b=2"`, "statute not found", "@media print", `<mark>` + quoteArbitration + `</mark>`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("HTML lacks %q", want)
 		}

@@ -320,7 +320,7 @@ func (r *run) generateRules(ctx context.Context) (RuleSet, error) {
 }
 
 // normaliseRules checks the rule set: at least one rule, unique non-empty
-// ids, severities among Levels (case-insensitive).
+// ids, severities High, Medium or Low (case-insensitive).
 func normaliseRules(rs RuleSet) (RuleSet, error) {
 	if len(rs.Rules) == 0 {
 		return rs, errors.New("the rule generator returned no rules")

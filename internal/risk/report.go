@@ -72,10 +72,29 @@ var htmlReport = template.Must(template.New("report").Funcs(template.FuncMap{
 // inline CSS, no scripts, no external resources. Links are the statutes'
 // official pages and anchors to each clause shown in its context.
 func WriteHTML(w io.Writer, rep *Report) error {
+	return WriteHTMLWith(w, rep, HTMLOptions{})
+}
+
+// HTMLOptions adjust the HTML report.
+type HTMLOptions struct {
+	// SpanURL, when set, also links each clause reference to the clause in
+	// a contract viewer, e.g. the web app's /contracts/{id}?span=START-END.
+	SpanURL func(start, end int) string
+}
+
+// WriteHTMLWith is WriteHTML with options.
+func WriteHTMLWith(w io.Writer, rep *Report, opts HTMLOptions) error {
+	links := map[int]string{}
+	if opts.SpanURL != nil {
+		for _, it := range rep.Items {
+			links[it.Number] = opts.SpanURL(it.ClauseStart, it.ClauseEnd)
+		}
+	}
 	data := struct {
-		R       *Report
-		Clauses []clauseContext
-	}{rep, clauseContexts(rep)}
+		R         *Report
+		Clauses   []clauseContext
+		SpanLinks map[int]string
+	}{rep, clauseContexts(rep), links}
 	if err := htmlReport.Execute(w, data); err != nil {
 		return fmt.Errorf("write HTML report: %w", err)
 	}
