@@ -50,7 +50,8 @@ type Options struct {
 	PageSize int
 }
 
-// URIScheme prefixes every contract resource URI.
+// URIPrefix starts every contract resource URI; URITemplate is the
+// resource template clients read contract texts with.
 const (
 	URIPrefix   = "contractgraph://contracts/"
 	URITemplate = URIPrefix + "{id}"
