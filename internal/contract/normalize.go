@@ -90,14 +90,15 @@ var corporateSuffixes = [][]string{
 var partySeparators = strings.NewReplacer(",", " ", "&", " and ", "/", " ", "+", " ")
 
 // PartyKey is the normalised key under which party names are matched and
-// merged: MatchKey with commas read as spaces, "&" read as "and", a leading
+// merged: MatchKey with commas read as spaces, "&" read as "and", accents
+// folded ("Société" matches "Societe"), a leading
 // "the" and trailing corporate suffixes (Inc, Corp., Co., Ltd, LLC, L.P.,
 // GmbH, S.A., ...) removed. It never returns "" for a name holding a letter
 // or digit: when removing suffixes would leave nothing, the unsuffixed form
 // is kept ("Limited" stays "limited").
 func PartyKey(name string) string {
 	name = partySeparators.Replace(name)
-	words := strings.Fields(MatchKey(name))
+	words := strings.Fields(diacritics.Replace(MatchKey(name)))
 	for {
 		n := trimSuffixWords(words)
 		if n == len(words) {
