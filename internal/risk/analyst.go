@@ -30,7 +30,11 @@ func (r *run) review(ctx context.Context, rep *Report, rules []Rule) ([]Item, er
 		r.progress(Progress{Stage: "review", Iteration: iter, Message: fmt.Sprintf("senior review, round %d of %d", iter, r.in.MaxIterations)})
 		problems, err := r.validate(ctx, items, rules)
 		if err != nil {
-			return nil, err
+			if ctxErr(ctx, err) {
+				return nil, err
+			}
+			r.partial(rep, "citations could not be checked in review round %d: %v", iter, err)
+			return items, nil
 		}
 		round := ReviewRound{Iteration: iter}
 		dec, err := r.reviewer(ctx, iter, rules, items, analysis.Notes, problems)
@@ -51,7 +55,12 @@ func (r *run) review(ctx context.Context, rep *Report, rules []Rule) ([]Item, er
 			round.Changes = describeChanges(items, rewritten)
 			items = rewritten
 			if problems, err = r.validate(ctx, items, rules); err != nil {
-				return nil, err
+				if ctxErr(ctx, err) {
+					return nil, err
+				}
+				rep.ReviewTrail = append(rep.ReviewTrail, round)
+				r.partial(rep, "citations could not be checked after the rewrite: %v", err)
+				return items, nil
 			}
 			if len(problems) == 0 {
 				rep.ReviewTrail = append(rep.ReviewTrail, round)

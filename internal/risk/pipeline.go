@@ -79,11 +79,11 @@ type run struct {
 	usage llm.Usage
 }
 
-// Run reviews one contract and returns its report. Model failures and a
-// review that does not converge end with a partial report (Partial set,
-// Notices saying why) and a nil error; the error is non-nil only for
-// invalid input or a cancelled context (the partial report is then
-// returned too). progress, when not nil, is called from the calling
+// Run reviews one contract and returns its report. Model failures, a
+// failing statute store and a review that does not converge end with a
+// partial report (Partial set, Notices saying why) and a nil error; the
+// error is non-nil only for invalid input or a cancelled context (the
+// partial report is then returned too). progress, when not nil, is called from the calling
 // goroutine and, in batch mode, from worker goroutines one at a time.
 func Run(ctx context.Context, deps Deps, in Input, progress func(Progress)) (*Report, error) {
 	if deps.Model == nil {
@@ -194,11 +194,9 @@ func (r *run) execute(ctx context.Context, rep *Report) error {
 		if ctxErr(ctx, err) {
 			return err
 		}
-		// A statute store that fails mid-review cannot vouch for any citation.
+		// A statute store that fails mid-review cannot vouch for any
+		// citation: gate again without it, which removes them all.
 		r.partial(rep, "citations could not be validated: %v; all citations were removed", err)
-		for i := range items {
-			items[i].Citations = nil
-		}
 		r.check.statutes = nil
 		if rep.Items, rep.RemovedCitations, rep.RemovedItems, err = r.check.gate(ctx, items, byID); err != nil {
 			return err

@@ -660,3 +660,28 @@ func TestLongContractAndScopedClauseSearch(t *testing.T) {
 		})
 	}
 }
+
+// failingStatutes is a statute store whose reads fail after the count.
+type failingStatutes struct{ graph.StatuteStore }
+
+func (failingStatutes) GetStatute(ctx context.Context, id string) (*contract.Statute, error) {
+	return nil, errors.New("disk I/O error")
+}
+
+func TestFailingStatuteStoreEndsWithPartialReport(t *testing.T) {
+	store := openStore(t, testStatutes)
+	model := llmtest.NewScripted(
+		reply(t, testRules),
+		search("arbitration"),
+		reply(t, Analysis{Items: []Item{arbItem(statuteArb, statuteQuoteArb)}}),
+		reply(t, summary()),
+	)
+	rep, _ := runReview(t, model, failingStatutes{store}, nil)
+	if !rep.Partial || !containsSub(rep.Notices, "citations could not be checked in review round 1: disk I/O error") ||
+		!containsSub(rep.Notices, "citations could not be validated") {
+		t.Errorf("partial=%v notices=%q", rep.Partial, rep.Notices)
+	}
+	if len(rep.Items) != 1 || len(rep.Items[0].Citations) != 0 || len(rep.RemovedCitations) != 1 {
+		t.Errorf("items=%+v removed=%+v; want the citation removed and listed", rep.Items, rep.RemovedCitations)
+	}
+}
