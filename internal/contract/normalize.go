@@ -358,6 +358,9 @@ func parseISO(s string) (isoDuration, error) {
 		}
 		v, _ := strconv.Atoi(rest[:i])
 		unit := rest[i]
+		if unit == '.' || unit == ',' {
+			return d, fmt.Errorf("%w %q: fractional values are not supported; use a smaller unit, e.g. P18M for P1.5Y", ErrInvalidDuration, s)
+		}
 		pos := strings.IndexByte(order, unit)
 		if pos < 0 || pos < seen {
 			return d, fmt.Errorf("%w %q: unexpected unit %q", ErrInvalidDuration, s, string(unit))

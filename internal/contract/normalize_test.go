@@ -181,6 +181,7 @@ func TestParseISODurationErrors(t *testing.T) {
 		{"P[*****]Y", `invalid ISO 8601 duration "P[*****]Y": expected a number at "[*****]Y"`},
 		{"PInfinite", `invalid ISO 8601 duration "PInfinite": expected a number at "INFINITE"`},
 		{"P5", `invalid ISO 8601 duration "P5": number 5 has no unit`},
+		{"P1.5Y", `invalid ISO 8601 duration "P1.5Y": fractional values are not supported; use a smaller unit, e.g. P18M for P1.5Y`},
 		{"P1D2Y", `invalid ISO 8601 duration "P1D2Y": unexpected unit "Y"`},
 		{"P1Y1Y", `invalid ISO 8601 duration "P1Y1Y": unexpected unit "Y"`},
 		{"PT", `invalid ISO 8601 duration "PT": T without a time component`},
