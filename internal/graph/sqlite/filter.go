@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -33,8 +35,15 @@ func (w *where) sql() string {
 // monetaryOps is the allow-list of amount comparisons.
 var monetaryOps = map[string]string{"=": "=", ">": ">", "<": "<", ">=": ">=", "<=": "<="}
 
+// querier is a *sql.DB or *sql.Tx.
+type querier interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}
+
 // compileFilter turns f into conditions on the contracts table aliased c.
-func compileFilter(f graph.Filter) (*where, error) {
+// It reads the clause kind bits through q.
+func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, error) {
 	w := &where{}
 	if f.MinEffectiveDate != "" {
 		w.add("c.effective_date >= ?", f.MinEffectiveDate)
@@ -82,8 +91,23 @@ func compileFilter(f graph.Filter) (*where, error) {
 		}
 		w.add("c.total_amount "+op+" ?", m.Value)
 	}
+	// Clause kinds with a bit are tested on the contract row; the others
+	// (unknown, or beyond the bits) through the clauses table.
+	var mask int64
 	for _, t := range f.ClauseTypes {
-		w.add("c.pk IN (SELECT contract_pk FROM clauses WHERE type = ? UNION ALL SELECT contract_pk FROM clauses WHERE grp = ?)", t, t)
+		var bit int
+		err := q.QueryRowContext(ctx, `SELECT bit FROM clause_kinds WHERE kind = ?`, t).Scan(&bit)
+		switch {
+		case err == nil:
+			mask |= 1 << bit
+		case errors.Is(err, sql.ErrNoRows):
+			w.add("c.pk IN (SELECT contract_pk FROM clauses WHERE type = ? UNION ALL SELECT contract_pk FROM clauses WHERE grp = ?)", t, t)
+		default:
+			return nil, fmt.Errorf("clause kind %q: %w", t, err)
+		}
+	}
+	if mask != 0 {
+		w.add("c.clause_bits & ? = ?", mask, mask)
 	}
 	if f.SummarySearch != "" {
 		q := ftsQuery(f.SummarySearch, " AND ")

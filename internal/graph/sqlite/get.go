@@ -11,13 +11,13 @@ import (
 )
 
 // contractColumns are read by scanContract, in this order.
-const contractColumns = `c.pk, c.id, c.title, c.summary, c.contract_type, c.effective_date, c.end_date, c.duration,
-	c.duration_days, c.renewal_term, c.notice_period, c.total_amount, c.currency, c.scope, c.source_path, c.sha256,
-	c.extracted_by, c.extracted_at, c.usage_input_tokens, c.usage_output_tokens,
+const contractColumns = `c.pk, c.id, d.title, d.summary, c.contract_type, c.effective_date, c.end_date, d.duration,
+	c.duration_days, d.renewal_term, d.notice_period, c.total_amount, d.currency, d.scope, d.source_path, d.sha256,
+	d.extracted_by, d.extracted_at, d.usage_input_tokens, d.usage_output_tokens,
 	gl.country, gl.state, gl.city, gl.address`
 
-// contractFrom joins a contract with its governing-law location.
-const contractFrom = `contracts c LEFT JOIN locations gl ON gl.pk = c.governing_law_pk`
+// contractFrom joins a contract with its details and governing-law location.
+const contractFrom = `contracts c JOIN contract_details d ON d.contract_pk = c.pk LEFT JOIN locations gl ON gl.pk = c.governing_law_pk`
 
 type rowScanner interface{ Scan(dest ...any) error }
 

@@ -147,6 +147,7 @@ type writer struct {
 	// contract may have created them.
 	parties   map[string]*cachedParty
 	locations map[contract.Location]int64
+	kinds     map[string]int // clause kind -> bit, -1 for none
 }
 
 // resetCaches forgets resolved parties and locations (when rows may have
@@ -173,7 +174,7 @@ func (w *writer) insert(ctx context.Context, name string, args ...any) (int64, e
 
 // writeSQL are the statements a put runs, prepared once per transaction.
 var writeSQL = map[string]string{
-	"lookup":         `SELECT pk, content_hash FROM contracts WHERE id = ?`,
+	"lookup":         `SELECT c.pk, d.content_hash FROM contracts c JOIN contract_details d ON d.contract_pk = c.pk WHERE c.id = ?`,
 	"oldParties":     `SELECT DISTINCT party_pk FROM contract_parties WHERE contract_pk = ?`,
 	"oldLocations":   `SELECT location_pk FROM contract_parties WHERE contract_pk = ? AND location_pk IS NOT NULL UNION SELECT governing_law_pk FROM contracts WHERE pk = ? AND governing_law_pk IS NOT NULL`,
 	"delClauseFTS":   `DELETE FROM passage_fts WHERE rowid IN (SELECT pk FROM clauses WHERE contract_pk = ?)`,
@@ -187,7 +188,11 @@ var writeSQL = map[string]string{
 	"partyByAlias":   `SELECT p.pk, p.name FROM party_aliases a JOIN parties p ON p.pk = a.party_pk WHERE a.alias_key = ? ORDER BY p.pk LIMIT 1`,
 	"newParty":       `INSERT INTO parties(id, name, normalized_name, match_key) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO NOTHING RETURNING pk`,
 	"alias":          `INSERT INTO party_aliases(party_pk, alias, alias_key, match_key) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-	"insContract":    `INSERT INTO contracts(pk, id, title, summary, contract_type, effective_date, end_date, duration, duration_days, renewal_term, notice_period, total_amount, currency, scope, source_path, sha256, extracted_by, extracted_at, usage_input_tokens, usage_output_tokens, governing_law_pk, party_count, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insContract":    `INSERT INTO contracts(pk, id, contract_type, effective_date, end_date, duration_days, total_amount, governing_law_pk, party_count, clause_bits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"kindBit":        `SELECT bit FROM clause_kinds WHERE kind = ?`,
+	"kindCount":      `SELECT count(*) FROM clause_kinds`,
+	"newKind":        `INSERT INTO clause_kinds(kind, bit) VALUES (?, ?)`,
+	"insDetails":     `INSERT INTO contract_details(contract_pk, title, summary, scope, duration, renewal_term, notice_period, currency, source_path, sha256, extracted_by, extracted_at, usage_input_tokens, usage_output_tokens, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insText":        `INSERT INTO contract_texts(contract_pk, text) VALUES (?, ?)`,
 	"insContractFTS": `INSERT INTO contract_fts(rowid, title, summary, scope) VALUES (?, ?, ?, ?)`,
 	"insRole":        `INSERT INTO contract_parties(contract_pk, ord, party_pk, name, role, location_pk, country) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -196,8 +201,8 @@ var writeSQL = map[string]string{
 	"insPassageFTS":  `INSERT INTO passage_fts(rowid, text, summary) VALUES (?, ?, ?)`,
 	"insEvidence":    `INSERT INTO evidence(contract_pk, ord, field, value, quote, start, "end", verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 	"ftsContracts": `INSERT INTO contract_fts(rowid, title, summary, scope)
-		SELECT pk, coalesce(title, ''), coalesce(summary, ''), coalesce(scope, '') FROM contracts
-		WHERE pk IN (SELECT value FROM json_each(?))`,
+		SELECT contract_pk, coalesce(title, ''), coalesce(summary, ''), coalesce(scope, '') FROM contract_details
+		WHERE contract_pk IN (SELECT value FROM json_each(?))`,
 	"ftsClauses": `INSERT INTO passage_fts(rowid, text, summary)
 		SELECT pk, coalesce(text, ''), coalesce(summary, '') FROM clauses WHERE pk IN (SELECT value FROM json_each(?))`,
 	"ftsChunks": `INSERT INTO passage_fts(rowid, text, summary)
@@ -212,6 +217,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, deferFTS bool) (*writer, error) 
 	if deferFTS {
 		w.parties = map[string]*cachedParty{}
 		w.locations = map[contract.Location]int64{}
+		w.kinds = map[string]int{}
 	}
 	for name, q := range writeSQL {
 		st, err := tx.PrepareContext(ctx, q)
@@ -386,10 +392,29 @@ func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int6
 	if c.TotalAmount != nil {
 		amount = *c.TotalAmount
 	}
-	newPK, err := w.insert(ctx, "insContract", pk, c.ID, null(c.Title), null(c.Summary), null(c.ContractType),
-		null(c.EffectiveDate), null(c.EndDate), null(c.Duration), days, null(c.RenewalTerm), null(c.NoticePeriod),
-		amount, null(c.Currency), null(c.Scope), null(c.SourcePath), null(c.SHA256), null(c.ExtractedBy),
-		null(c.ExtractedAt), inTok, outTok, lawPK, len(distinct), p.hash)
+	var bits int64
+	for i, cl := range c.Clauses {
+		for _, kind := range []string{cl.Type, cl.Group} {
+			if kind == "" {
+				continue
+			}
+			bit, err := w.kindBit(ctx, kind)
+			if err != nil {
+				return fmt.Errorf("clauses[%d]: %w", i, err)
+			}
+			if bit >= 0 {
+				bits |= 1 << bit
+			}
+		}
+	}
+	newPK, err := w.insert(ctx, "insContract", pk, c.ID, null(c.ContractType), null(c.EffectiveDate), null(c.EndDate),
+		days, amount, lawPK, len(distinct), bits)
+	if err != nil {
+		return err
+	}
+	err = w.exec(ctx, "insDetails", newPK, null(c.Title), null(c.Summary), null(c.Scope), null(c.Duration),
+		null(c.RenewalTerm), null(c.NoticePeriod), null(c.Currency), null(c.SourcePath), null(c.SHA256),
+		null(c.ExtractedBy), null(c.ExtractedAt), inTok, outTok, p.hash)
 	if err != nil {
 		return err
 	}
@@ -466,6 +491,39 @@ func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int6
 		}
 	}
 	return nil
+}
+
+// maxKindBits is how many clause kinds get a bit in contracts.clause_bits.
+const maxKindBits = 62
+
+// kindBit returns the bit of a clause type or group, giving it the next
+// free one on first use, or -1 when all are taken.
+func (w *writer) kindBit(ctx context.Context, kind string) (int, error) {
+	if bit, ok := w.kinds[kind]; ok {
+		return bit, nil
+	}
+	var bit int
+	err := w.stmts["kindBit"].QueryRowContext(ctx, kind).Scan(&bit)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		var n int
+		if err := w.stmts["kindCount"].QueryRowContext(ctx).Scan(&n); err != nil {
+			return 0, fmt.Errorf("count clause kinds: %w", err)
+		}
+		bit = -1
+		if n < maxKindBits {
+			bit = n
+			if err := w.exec(ctx, "newKind", kind, bit); err != nil {
+				return 0, err
+			}
+		}
+	case err != nil:
+		return 0, fmt.Errorf("clause kind %q: %w", kind, err)
+	}
+	if w.kinds != nil {
+		w.kinds[kind] = bit
+	}
+	return bit, nil
 }
 
 // cachedParty is what a batch remembers of a resolved party.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
@@ -81,7 +82,7 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 	if !ok {
 		return res, fmt.Errorf("search contracts: unknown order_by %q; valid values: %s", q.OrderBy, validNames(orderColumns))
 	}
-	w, err := compileFilter(q.Filter)
+	w, err := compileFilter(ctx, s.rdb, q.Filter)
 	if err != nil {
 		return res, fmt.Errorf("search contracts: %w", err)
 	}
@@ -98,23 +99,40 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 		if res.TotalCount == 0 {
 			return nil
 		}
+		// Sort the narrow contracts rows, then read the few examples whole.
 		var pks []int64
 		args := append(append([]any{}, w.args...), n)
-		err := eachRow(ctx, tx, `SELECT `+contractColumns+` FROM `+contractFrom+w.sql()+
-			` ORDER BY `+order+`, c.id ASC LIMIT ?`, args, func(r *sql.Rows) error {
-			pk, c, err := scanContract(r)
-			if err != nil {
-				return err
-			}
-			pks = append(pks, pk)
-			res.Examples = append(res.Examples, graph.ContractSummary{
-				ContractID: c.ID, Title: c.Title, ContractType: c.ContractType, Summary: c.Summary, Scope: c.Scope,
-				EffectiveDate: c.EffectiveDate, EndDate: c.EndDate, Duration: c.Duration, DurationDays: c.DurationDays,
-				TotalAmount: c.TotalAmount, Currency: c.Currency, GoverningLaw: c.GoverningLaw,
-				Parties: []graph.PartyRef{}, ClauseTypes: []string{},
+		err := eachRow(ctx, tx, `SELECT c.pk FROM contracts c`+w.sql()+` ORDER BY `+order+`, c.id ASC LIMIT ?`, args,
+			func(r *sql.Rows) error {
+				var pk int64
+				if err := r.Scan(&pk); err != nil {
+					return err
+				}
+				pks = append(pks, pk)
+				return nil
 			})
-			return nil
-		})
+		if err != nil {
+			return fmt.Errorf("examples: %w", err)
+		}
+		res.Examples = make([]graph.ContractSummary, len(pks))
+		at := make(map[int64]int, len(pks))
+		for i, pk := range pks {
+			at[pk] = i
+		}
+		err = eachRow(ctx, tx, `SELECT `+contractColumns+` FROM `+contractFrom+` WHERE c.pk IN (`+placeholders(len(pks))+`)`,
+			int64s(pks), func(r *sql.Rows) error {
+				pk, c, err := scanContract(r)
+				if err != nil {
+					return err
+				}
+				res.Examples[at[pk]] = graph.ContractSummary{
+					ContractID: c.ID, Title: c.Title, ContractType: c.ContractType, Summary: c.Summary, Scope: c.Scope,
+					EffectiveDate: c.EffectiveDate, EndDate: c.EndDate, Duration: c.Duration, DurationDays: c.DurationDays,
+					TotalAmount: c.TotalAmount, Currency: c.Currency, GoverningLaw: c.GoverningLaw,
+					Parties: []graph.PartyRef{}, ClauseTypes: []string{},
+				}
+				return nil
+			})
 		if err != nil {
 			return fmt.Errorf("examples: %w", err)
 		}
@@ -124,6 +142,14 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 		return graph.ContractResult{}, fmt.Errorf("search contracts: %w", err)
 	}
 	return res, nil
+}
+
+func int64s(v []int64) []any {
+	out := make([]any, len(v))
+	for i, x := range v {
+		out[i] = x
+	}
+	return out
 }
 
 // fillSummaries adds parties and clause types to the examples, whose
@@ -172,49 +198,49 @@ func fillSummaries(ctx context.Context, tx *sql.Tx, pks []int64, ex []graph.Cont
 	return nil
 }
 
-// grouping is how one group_by value finds its keys: extra joins onto
-// contracts c and the key expression. multi groupings can put a contract
-// in several groups (or one group several times), so rows are made distinct.
+// grouping is how one group_by value finds its keys. A contract-level
+// grouping has one key per contract, an expression over contracts c (after
+// join). A linked grouping reads (k, pk) pairs of key and contract pk, not
+// necessarily distinct, from a relationship table; name, when set, turns
+// the key into its display form through nameJoin onto agg.
 type grouping struct {
-	join  string
-	key   string
-	multi bool
+	join     string
+	key      string
+	link     string
+	name     string
+	nameJoin string
 }
 
 // groupings is the allow-list of aggregate groupings.
 var groupings = map[string]grouping{
-	graph.GroupContractType:     {key: "c.contract_type"},
-	graph.GroupEffectiveYear:    {key: "substr(c.effective_date, 1, 4)"},
-	graph.GroupEffectiveMonth:   {key: "substr(c.effective_date, 1, 7)"},
-	graph.GroupEffectiveQuarter: {key: "substr(c.effective_date, 1, 4) || '-Q' || ((CAST(substr(c.effective_date, 6, 2) AS INTEGER) + 2) / 3)"},
-	graph.GroupEndYear:          {key: "substr(c.end_date, 1, 4)"},
-	graph.GroupParty: {
-		join: " JOIN contract_parties gcp ON gcp.contract_pk = c.pk JOIN parties gp ON gp.pk = gcp.party_pk",
-		key:  "gp.name", multi: true,
-	},
-	graph.GroupPartyCountry: {
-		join: " JOIN contract_parties gcp ON gcp.contract_pk = c.pk",
-		key:  "gcp.country", multi: true,
-	},
+	graph.GroupContractType:        {key: "c.contract_type"},
+	graph.GroupEffectiveYear:       {key: "substr(c.effective_date, 1, 4)"},
+	graph.GroupEffectiveMonth:      {key: "substr(c.effective_date, 1, 7)"},
+	graph.GroupEffectiveQuarter:    {key: "substr(c.effective_date, 1, 4) || '-Q' || ((CAST(substr(c.effective_date, 6, 2) AS INTEGER) + 2) / 3)"},
+	graph.GroupEndYear:             {key: "substr(c.end_date, 1, 4)"},
 	graph.GroupGoverningLawCountry: {join: " JOIN locations gl ON gl.pk = c.governing_law_pk", key: "gl.country"},
 	graph.GroupGoverningLawState:   {join: " JOIN locations gl ON gl.pk = c.governing_law_pk", key: "gl.state"},
-	graph.GroupClauseType: {
-		join: " JOIN clauses gcl ON gcl.contract_pk = c.pk",
-		key:  "gcl.type", multi: true,
+	graph.GroupParty: {
+		link: "SELECT party_pk AS k, contract_pk AS pk FROM contract_parties",
+		name: "p.name", nameJoin: " JOIN parties p ON p.pk = agg.k",
 	},
+	graph.GroupPartyCountry: {
+		link: "SELECT country AS k, contract_pk AS pk FROM contract_parties WHERE country IS NOT NULL AND country <> ''",
+	},
+	graph.GroupClauseType: {link: "SELECT type AS k, contract_pk AS pk FROM clauses"},
 }
 
-// metrics is the allow-list of aggregate metrics over the columns amount
-// and days of a group's distinct contracts.
+// metrics is the allow-list of aggregate metrics over a group's distinct
+// contracts c.
 var metrics = map[string]string{
 	graph.MetricCount:           "count(*)",
-	graph.MetricSumAmount:       "sum(amount)",
-	graph.MetricAvgAmount:       "avg(amount)",
-	graph.MetricMinAmount:       "min(amount)",
-	graph.MetricMaxAmount:       "max(amount)",
-	graph.MetricAvgDurationDays: "avg(days)",
-	graph.MetricMinDurationDays: "min(days)",
-	graph.MetricMaxDurationDays: "max(days)",
+	graph.MetricSumAmount:       "sum(c.total_amount)",
+	graph.MetricAvgAmount:       "avg(c.total_amount)",
+	graph.MetricMinAmount:       "min(c.total_amount)",
+	graph.MetricMaxAmount:       "max(c.total_amount)",
+	graph.MetricAvgDurationDays: "avg(c.duration_days)",
+	graph.MetricMinDurationDays: "min(c.duration_days)",
+	graph.MetricMaxDurationDays: "max(c.duration_days)",
 }
 
 // AggregateContracts groups the contracts matching q and measures each
@@ -234,34 +260,50 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 	if !ok {
 		return res, fmt.Errorf("aggregate contracts: unknown metric %q; valid values: %s", q.Metric, validNames(metrics))
 	}
-	g := grouping{key: "'all'"}
+	var g grouping
 	if q.GroupBy != "" {
 		if g, ok = groupings[q.GroupBy]; !ok {
 			return res, fmt.Errorf("aggregate contracts: unknown group_by %q; valid values: %s", q.GroupBy, validNames(groupings))
 		}
 	}
-	w, err := compileFilter(q.Filter)
+	w, err := compileFilter(ctx, s.rdb, q.Filter)
 	if err != nil {
 		return res, fmt.Errorf("aggregate contracts: %w", err)
-	}
-	if q.GroupBy != "" {
-		w.add(g.key + " IS NOT NULL AND " + g.key + " <> ''")
-	}
-	distinct := ""
-	if g.multi {
-		distinct = "DISTINCT "
 	}
 	dir := "DESC"
 	if q.Asc {
 		dir = "ASC"
 	}
-	query := `WITH g AS (SELECT ` + distinct + g.key + ` AS k, c.pk AS pk, c.total_amount AS amount, c.duration_days AS days
-			FROM contracts c` + g.join + w.sql() + `),
-		agg AS (SELECT k, count(*) AS n, ` + metric + ` AS v FROM g GROUP BY k)
-		SELECT k, n, v, count(*) OVER () FROM agg ORDER BY v IS NULL, v ` + dir + `, k ` + dir + ` LIMIT ?`
-	if q.GroupBy == "" {
+	var query string
+	switch {
+	case q.GroupBy == "":
 		// One group over every matching contract, present even when empty.
-		query = `SELECT 'all', count(*), ` + metric + `, 1 FROM (SELECT c.total_amount AS amount, c.duration_days AS days FROM contracts c` + w.sql() + `) LIMIT ?`
+		query = `SELECT 'all', count(*), ` + metric + `, 1 FROM contracts c` + w.sql() + ` LIMIT ?`
+	case g.link == "":
+		w.add(g.key + " IS NOT NULL AND " + g.key + " <> ''")
+		query = `SELECT ` + g.key + ` AS k, count(*) AS n, ` + metric + ` AS v, count(*) OVER ()
+			FROM contracts c` + g.join + w.sql() + ` GROUP BY k ORDER BY v IS NULL, v ` + dir + `, k ` + dir + ` LIMIT ?`
+	default:
+		// Counting needs no distinct (key, contract) pairs first, nor, without
+		// a filter, the contracts table: the link table's index has it all.
+		var agg string
+		if metricName == graph.MetricCount {
+			from := `(` + g.link + `) d`
+			if len(w.conds) > 0 {
+				from += ` JOIN contracts c ON c.pk = d.pk`
+			}
+			agg = `SELECT d.k AS k, count(DISTINCT d.pk) AS n, count(DISTINCT d.pk) AS v FROM ` + from + w.sql() + ` GROUP BY d.k`
+		} else {
+			agg = `SELECT d.k AS k, count(*) AS n, ` + metric + ` AS v FROM (SELECT DISTINCT k, pk FROM (` + g.link + `)) d
+				JOIN contracts c ON c.pk = d.pk` + w.sql() + ` GROUP BY d.k`
+		}
+		name := "agg.k"
+		if g.name != "" {
+			name = g.name
+		}
+		query = `WITH agg AS (` + agg + `)
+			SELECT ` + name + ` AS key, n, v, count(*) OVER () FROM agg` + g.nameJoin + `
+			ORDER BY v IS NULL, v ` + dir + `, key ` + dir + ` LIMIT ?`
 	}
 	args := append(append([]any{}, w.args...), n)
 	err = eachRow(ctx, s.rdb, query, args, func(r *sql.Rows) error {
@@ -295,51 +337,46 @@ func (s *Store) SearchParties(ctx context.Context, q graph.PartyQuery) (graph.Pa
 	var order string
 	switch q.OrderBy {
 	case "", "contract_count":
-		order = "n DESC, name ASC, id ASC"
+		order = "pc.n DESC, p.name ASC, p.id ASC"
 	case "name":
-		order = "name ASC, id ASC"
+		order = "p.name ASC, p.id ASC"
 		if q.Desc {
-			order = "name DESC, id ASC"
+			order = "p.name DESC, p.id ASC"
 		}
 	default:
 		return res, fmt.Errorf("search parties: unknown order_by %q; valid values: contract_count, name", q.OrderBy)
 	}
+	// Filters restrict the contract_parties rows counted; they select whole
+	// parties, so every contract of a selected party is still counted.
 	w := &where{}
 	if q.Name != "" {
 		key := contract.MatchKey(q.Name)
-		w.add("p.pk IN ("+partyMatchSQL+")", key, key)
+		w.add("party_pk IN ("+partyMatchSQL+")", key, key)
 	}
 	if q.Country != "" {
-		w.add("p.pk IN (SELECT party_pk FROM contract_parties WHERE country = ?)", q.Country)
+		w.add("party_pk IN (SELECT party_pk FROM contract_parties WHERE country = ?)", q.Country)
 	}
 	if q.ContractType != "" {
-		w.add(`p.pk IN (SELECT cp.party_pk FROM contract_parties cp JOIN contracts c ON c.pk = cp.contract_pk
+		w.add(`party_pk IN (SELECT cp.party_pk FROM contracts c JOIN contract_parties cp ON cp.contract_pk = c.pk
 			WHERE c.contract_type = ?)`, q.ContractType)
 	}
-	inner := `SELECT p.pk AS pk, p.id AS id, p.name AS name,
-		(SELECT count(DISTINCT contract_pk) FROM contract_parties WHERE party_pk = p.pk) AS n
-		FROM parties p` + w.sql()
-	outer := ` WHERE n >= ?`
-	args := append(append([]any{}, w.args...), q.MinContracts)
+	query := `SELECT p.pk, p.id, p.name, pc.n, count(*) OVER () FROM
+		(SELECT party_pk, count(DISTINCT contract_pk) AS n FROM contract_parties` + w.sql() + `
+		 GROUP BY party_pk HAVING n >= ?) pc
+		JOIN parties p ON p.pk = pc.party_pk ORDER BY ` + order + ` LIMIT ?`
+	args := append(append([]any{}, w.args...), q.MinContracts, n)
 	var pks []int64
 	err = s.readTx(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+inner+`)`+outer, args...).Scan(&res.TotalCount); err != nil {
-			return fmt.Errorf("count: %w", err)
-		}
-		if res.TotalCount == 0 {
+		err := eachRow(ctx, tx, query, args, func(r *sql.Rows) error {
+			var pk int64
+			p := graph.PartySummary{Aliases: []string{}, ContractTypes: []string{}}
+			if err := r.Scan(&pk, &p.PartyID, &p.Name, &p.ContractCount, &res.TotalCount); err != nil {
+				return err
+			}
+			pks = append(pks, pk)
+			res.Examples = append(res.Examples, p)
 			return nil
-		}
-		err := eachRow(ctx, tx, `SELECT pk, id, name, n FROM (`+inner+`)`+outer+` ORDER BY `+order+` LIMIT ?`,
-			append(args, n), func(r *sql.Rows) error {
-				var pk int64
-				p := graph.PartySummary{Aliases: []string{}, ContractTypes: []string{}}
-				if err := r.Scan(&pk, &p.PartyID, &p.Name, &p.ContractCount); err != nil {
-					return err
-				}
-				pks = append(pks, pk)
-				res.Examples = append(res.Examples, p)
-				return nil
-			})
+		})
 		if err != nil {
 			return fmt.Errorf("examples: %w", err)
 		}
@@ -392,10 +429,15 @@ func fillParty(ctx context.Context, tx *sql.Tx, pk int64, p *graph.PartySummary)
 	return nil
 }
 
+// clauseCandidateMax is the largest number of contracts for which
+// SearchClauses ranks only the passages of the matching contracts; beyond
+// it, it ranks every passage and filters the best.
+const clauseCandidateMax = 2000
+
 // SearchClauses ranks clause and chunk passages by BM25 against the words of
 // q.Query (any of them may match), best first; ties are broken by contract
-// id and offset. With q.ClauseTypes only clauses of those types or groups are
-// searched (chunks have no type).
+// id, offset and clause id. With q.ClauseTypes only clauses of those types
+// or groups are searched (chunks have no type).
 func (s *Store) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph.ClauseHit, error) {
 	n, err := limit(q.Limit, defaultClauseLimit, maxClauseLimit)
 	if err != nil {
@@ -405,43 +447,168 @@ func (s *Store) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph
 	if match == "" {
 		return nil, fmt.Errorf("search clauses: query %q holds no searchable word", q.Query)
 	}
-	w, err := compileFilter(q.Filter)
+	w, err := compileFilter(ctx, s.rdb, q.Filter)
 	if err != nil {
 		return nil, fmt.Errorf("search clauses: %w", err)
 	}
-	args := []any{match}
-	clauseCond := ""
-	if len(q.ClauseTypes) > 0 {
-		in := placeholders(len(q.ClauseTypes))
-		clauseCond = " AND (cl.type IN (" + in + ") OR cl.grp IN (" + in + "))"
-		args = append(args, anys(q.ClauseTypes)...)
-		args = append(args, anys(q.ClauseTypes)...)
-	}
-	passages := `SELECT h.s AS s, cl.contract_pk AS cpk, cl.id AS pid, cl.type AS typ,
-			coalesce(nullif(cl.text, ''), cl.summary, '') AS text, cl.start AS st, cl."end" AS en, cl.verified AS ver
-			FROM hits h JOIN clauses cl ON cl.pk = h.r WHERE h.r > 0` + clauseCond
-	if len(q.ClauseTypes) == 0 {
-		passages += ` UNION ALL SELECT h.s, ch.contract_pk, '', '', ch.text, ch.start, ch."end", ch.verified
-			FROM hits h JOIN chunks ch ON ch.pk = -h.r WHERE h.r < 0`
-	}
-	query := `WITH hits AS MATERIALIZED (SELECT rowid AS r, bm25(passage_fts) AS s FROM passage_fts WHERE passage_fts MATCH ?),
-		p AS (` + passages + `)
-		SELECT c.id, p.pid, p.typ, p.text, p.st, p.en, p.ver, -p.s FROM p JOIN contracts c ON c.pk = p.cpk` + w.sql() +
-		` ORDER BY p.s ASC, c.id ASC, p.st ASC, p.pid ASC LIMIT ?`
-	args = append(append(args, w.args...), n)
-	hits := []graph.ClauseHit{}
-	err = eachRow(ctx, s.rdb, query, args, func(r *sql.Rows) error {
-		var h graph.ClauseHit
-		if err := r.Scan(&h.ContractID, &h.ClauseID, &h.ClauseType, &h.Text, &h.Start, &h.End, &h.Verified, &h.Score); err != nil {
-			return err
+	var hits []graph.ClauseHit
+	err = s.readTx(ctx, func(tx *sql.Tx) error {
+		restricted := false
+		if len(w.conds) > 0 {
+			var count int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM contracts c`+w.sql(), w.args...).Scan(&count); err != nil {
+				return fmt.Errorf("count contracts: %w", err)
+			}
+			if count == 0 {
+				return nil
+			}
+			restricted = count <= clauseCandidateMax
 		}
-		hits = append(hits, h)
-		return nil
+		if restricted {
+			// Few contracts: rank only their passages.
+			cands := `SELECT cl.pk FROM clauses cl WHERE cl.contract_pk IN (SELECT c.pk FROM contracts c` + w.sql() + `)`
+			args := append([]any{match}, w.args...)
+			if len(q.ClauseTypes) == 0 {
+				cands += ` UNION ALL SELECT -ch.pk FROM chunks ch WHERE ch.contract_pk IN (SELECT c.pk FROM contracts c` + w.sql() + `)`
+				args = append(args, w.args...)
+			}
+			ranked, err := rankPassages(ctx, tx, `SELECT rowid, -rank FROM passage_fts WHERE passage_fts MATCH ? AND rowid IN (`+cands+`)`, args)
+			if err != nil {
+				return err
+			}
+			hits, err = resolvePassages(ctx, tx, ranked, &where{}, q.ClauseTypes)
+			if err != nil {
+				return err
+			}
+			return nil
+		}
+		// Many contracts: take the best passages overall, keep those that
+		// pass the filter, and look deeper until enough pass or none are left.
+		for k := max(4*n, 64); ; k *= 8 {
+			ranked, err := rankPassages(ctx, tx, `SELECT rowid, -rank FROM passage_fts WHERE passage_fts MATCH ? ORDER BY rank LIMIT ?`, []any{match, k})
+			if err != nil {
+				return err
+			}
+			if hits, err = resolvePassages(ctx, tx, ranked, w, q.ClauseTypes); err != nil {
+				return err
+			}
+			if len(hits) >= n || len(ranked) < k {
+				return nil
+			}
+		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search clauses: %w", err)
 	}
+	sort.Slice(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		switch {
+		case a.Score != b.Score:
+			return a.Score > b.Score
+		case a.ContractID != b.ContractID:
+			return a.ContractID < b.ContractID
+		case a.Start != b.Start:
+			return a.Start < b.Start
+		}
+		return a.ClauseID < b.ClauseID
+	})
+	if len(hits) > n {
+		hits = hits[:n]
+	}
+	if hits == nil {
+		hits = []graph.ClauseHit{}
+	}
 	return hits, nil
+}
+
+// rankPassages runs an FTS query returning (rowid, score) rows.
+func rankPassages(ctx context.Context, tx *sql.Tx, query string, args []any) (map[int64]float64, error) {
+	ranked := map[int64]float64{}
+	err := eachRow(ctx, tx, query, args, func(r *sql.Rows) error {
+		var id int64
+		var score float64
+		if err := r.Scan(&id, &score); err != nil {
+			return err
+		}
+		ranked[id] = score
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rank passages: %w", err)
+	}
+	return ranked, nil
+}
+
+// resolvePassages reads the ranked passages (clause pk, or -chunk pk) that
+// belong to contracts matching w and, for clauses, to types; types
+// excludes chunks.
+func resolvePassages(ctx context.Context, tx *sql.Tx, ranked map[int64]float64, w *where, types []string) ([]graph.ClauseHit, error) {
+	var clauses, chunks []int64
+	for id := range ranked {
+		if id > 0 {
+			clauses = append(clauses, id)
+		} else if len(types) == 0 {
+			chunks = append(chunks, -id)
+		}
+	}
+	var hits []graph.ClauseHit
+	scan := func(r *sql.Rows) error {
+		var h graph.ClauseHit
+		var pk int64
+		if err := r.Scan(&pk, &h.ContractID, &h.ClauseID, &h.ClauseType, &h.Text, &h.Start, &h.End, &h.Verified); err != nil {
+			return err
+		}
+		h.Score = ranked[pk]
+		hits = append(hits, h)
+		return nil
+	}
+	if len(clauses) > 0 {
+		cond := ""
+		args := []any{jsonInts(clauses)}
+		if len(types) > 0 {
+			in := placeholders(len(types))
+			cond = " AND (cl.type IN (" + in + ") OR cl.grp IN (" + in + "))"
+			args = append(append(args, anys(types)...), anys(types)...)
+		}
+		args = append(args, w.args...)
+		wc := ""
+		if len(w.conds) > 0 {
+			wc = " AND " + strings.Join(w.conds, " AND ")
+		}
+		err := eachRow(ctx, tx, `SELECT cl.pk, c.id, cl.id, cl.type, coalesce(nullif(cl.text, ''), cl.summary, ''),
+			cl.start, cl."end", cl.verified
+			FROM clauses cl JOIN contracts c ON c.pk = cl.contract_pk
+			WHERE cl.pk IN (SELECT value FROM json_each(?))`+cond+wc, args, scan)
+		if err != nil {
+			return nil, fmt.Errorf("read clauses: %w", err)
+		}
+	}
+	if len(chunks) > 0 {
+		args := append([]any{jsonInts(chunks)}, w.args...)
+		wc := ""
+		if len(w.conds) > 0 {
+			wc = " AND " + strings.Join(w.conds, " AND ")
+		}
+		err := eachRow(ctx, tx, `SELECT -ch.pk, c.id, '', '', ch.text, ch.start, ch."end", ch.verified
+			FROM chunks ch JOIN contracts c ON c.pk = ch.contract_pk
+			WHERE ch.pk IN (SELECT value FROM json_each(?))`+wc, args, scan)
+		if err != nil {
+			return nil, fmt.Errorf("read chunks: %w", err)
+		}
+	}
+	return hits, nil
+}
+
+func jsonInts(v []int64) string {
+	b := make([]byte, 0, 8*len(v)+2)
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, x, 10)
+	}
+	return string(append(b, ']'))
 }
 
 // Stats counts nodes and relationships under the schema's names.

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -253,5 +254,51 @@ func TestWriteFailureRollsBackOneContract(t *testing.T) {
 	}
 	if st.Nodes["Contract"] != 2 || st.Nodes["Party"] != 2 || st.Nodes["Clause"] != 2 || st.Nodes["Location"] != 1 {
 		t.Errorf("stats = %+v", st)
+	}
+}
+
+// Clause filters test a bit per clause kind on the contract row; kinds past
+// the 62 bits fall back to the clauses table and must filter the same.
+func TestClauseKindsBeyondBits(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	var cs []*contract.Contract
+	for i := range 70 {
+		cs = append(cs, &contract.Contract{
+			ID:      fmt.Sprintf("k%02d", i),
+			Clauses: []contract.Clause{{Type: fmt.Sprintf("Custom Kind %02d", i)}, {Type: "Shared Kind"}},
+		})
+	}
+	out, err := s.PutContracts(ctx, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range out {
+		if o.Status != graph.PutCreated {
+			t.Fatalf("%s: %s %v", o.ID, o.Status, o.Err)
+		}
+	}
+	var kinds int
+	if err := s.rdb.QueryRow(`SELECT count(*) FROM clause_kinds`).Scan(&kinds); err != nil || kinds != maxKindBits {
+		t.Fatalf("clause kinds with bits = %d (%v), want %d", kinds, err, maxKindBits)
+	}
+	for _, tc := range []struct {
+		types []string
+		want  int
+	}{
+		{[]string{"Custom Kind 00"}, 1}, // has a bit
+		{[]string{"Custom Kind 69"}, 1}, // beyond the bits
+		{[]string{"Shared Kind"}, 70},   // has a bit
+		{[]string{"Shared Kind", "Custom Kind 65"}, 1},
+		{[]string{"Custom Kind 01", "Custom Kind 66"}, 0},
+		{[]string{"Never Seen"}, 0},
+	} {
+		r, err := s.SearchContracts(ctx, graph.ContractQuery{Filter: graph.Filter{ClauseTypes: tc.types}, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.TotalCount != tc.want {
+			t.Errorf("clause types %v: %d contracts, want %d", tc.types, r.TotalCount, tc.want)
+		}
 	}
 }
