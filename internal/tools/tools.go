@@ -66,9 +66,8 @@ type entry struct {
 
 // Options configure a Set.
 type Options struct {
-	// Now is the clock that gives as_of its default: the date of Now() in its
-	// own location (local time for time.Now). Nil means
-	// time.Now.
+	// Now is the clock that gives as_of its default: the date of Now() in
+	// its own location (local time for time.Now). Nil means time.Now.
 	Now func() time.Time
 	// MaxTextBytes bounds the contract text get_contract returns in one call.
 	// Zero means DefaultMaxTextBytes.
