@@ -48,8 +48,9 @@ type statuteImportFile struct {
 	File     string `json:"file"`
 	Format   string `json:"format,omitempty"`
 	Statutes int    `json:"statutes"`
-	Joined   string `json:"joined_with,omitempty"`
-	Error    string `json:"error,omitempty"`
+	Joined   string   `json:"joined_with,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	Error    string   `json:"error,omitempty"`
 }
 
 // statuteImportSummary is what `statutes import --json` prints.
@@ -96,7 +97,7 @@ func (a *app) importStatutes(ctx context.Context, ss graph.StatuteStore, paths [
 	sts, results := statute.Load(paths)
 	sum := statuteImportSummary{Files: []statuteImportFile{}}
 	for _, r := range results {
-		f := statuteImportFile{File: r.File, Format: string(r.Format), Statutes: r.Count, Joined: r.Joined}
+		f := statuteImportFile{File: r.File, Format: string(r.Format), Statutes: r.Count, Joined: r.Joined, Warnings: r.Warnings}
 		if r.Err != nil {
 			f.Error = r.Err.Error()
 			sum.Failed++
@@ -129,6 +130,9 @@ func (a *app) importStatutes(ctx context.Context, ss graph.StatuteStore, paths [
 					joined = ", joined with " + f.Joined
 				}
 				fmt.Fprintf(a.stdout, "ok      %s: %d statutes (%s%s)\n", f.File, f.Statutes, f.Format, joined)
+			}
+			for _, w := range f.Warnings {
+				fmt.Fprintf(a.stderr, "warning %s: %s\n", f.File, w)
 			}
 		}
 		fmt.Fprintf(a.stdout, "%d created, %d updated, %d unchanged; %d of %d files failed\n",

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -66,7 +67,10 @@ type FileResult struct {
 	Count int
 	// Joined names the other-language MOJ file this file was joined with.
 	Joined string
-	Err    error // nil on success; the file contributed nothing otherwise
+	// Warnings are problems that did not stop the file, such as an
+	// other-language sibling that could not be joined.
+	Warnings []string
+	Err      error // nil on success; the file contributed nothing otherwise
 }
 
 // Load reads and parses statute files, detecting each one's format. A bad
@@ -120,11 +124,12 @@ func Load(paths []string) ([]contract.Statute, []FileResult) {
 				mojByPCode[law.PCode] = append(mojByPCode[law.PCode], mojVersion{file: i, path: p, law: law})
 			}
 			if sib := mojSibling(p); sib != "" && !given[filepath.Clean(sib)] && len(laws) == 1 {
-				if sdata, err := readLimited(sib); err == nil {
-					if slaws, err := ParseMOJ(sib, sdata); err == nil && len(slaws) == 1 &&
-						slaws[0].PCode == laws[0].PCode && slaws[0].English != laws[0].English {
-						mojByPCode[laws[0].PCode] = append(mojByPCode[laws[0].PCode], mojVersion{file: -1, path: sib, law: slaws[0]})
-					}
+				slaw, warn := loadSibling(sib, laws[0])
+				if slaw != nil {
+					mojByPCode[laws[0].PCode] = append(mojByPCode[laws[0].PCode], mojVersion{file: -1, path: sib, law: *slaw})
+				}
+				if warn != "" {
+					results[i].Warnings = append(results[i].Warnings, warn)
 				}
 			}
 		}
@@ -210,6 +215,27 @@ func Load(paths []string) ([]contract.Statute, []FileResult) {
 		results[i].Count = len(kept)
 	}
 	return out, results
+}
+
+// loadSibling reads the other-language version of law found beside its
+// file. A missing sibling is normal (no warning); an unreadable or
+// mismatched one is skipped with a warning.
+func loadSibling(path string, law MOJLaw) (*MOJLaw, string) {
+	data, err := readLimited(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ""
+	}
+	if err != nil {
+		return nil, fmt.Sprintf("other-language version not joined: %v", err)
+	}
+	laws, err := ParseMOJ(path, data)
+	if err != nil {
+		return nil, fmt.Sprintf("other-language version not joined: %v", err)
+	}
+	if len(laws) != 1 || laws[0].PCode != law.PCode || laws[0].English == law.English {
+		return nil, fmt.Sprintf("other-language version not joined: %s is not the other-language version of law %s", path, law.PCode)
+	}
+	return &laws[0], ""
 }
 
 // mojSibling returns the other-language path of a MOJ file laid out as

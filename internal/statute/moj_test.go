@@ -2,6 +2,7 @@ package statute
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -186,4 +187,27 @@ func FuzzParseMOJ(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestLoadWarnsAboutBadSibling(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"ch", "en"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zh := filepath.Join(dir, "ch", "Z0000001.json")
+	if err := os.WriteFile(zh, []byte(mojZH), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "en", "Z0000001.json"), []byte(`{"EngLawArticles": [`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sts, results := Load([]string{zh})
+	if results[0].Err != nil || len(sts) != 3 || results[0].Joined != "" {
+		t.Fatalf("result = %+v, %d statutes", results[0], len(sts))
+	}
+	if len(results[0].Warnings) != 1 || !strings.Contains(results[0].Warnings[0], "other-language version not joined") || !strings.Contains(results[0].Warnings[0], "malformed JSON") {
+		t.Errorf("warnings = %q", results[0].Warnings)
+	}
 }
