@@ -45,9 +45,9 @@ func addStatuteTools(set *tools.Set, store graph.Store) error {
 
 // statuteImportFile is one file's line of the import summary.
 type statuteImportFile struct {
-	File     string `json:"file"`
-	Format   string `json:"format,omitempty"`
-	Statutes int    `json:"statutes"`
+	File     string   `json:"file"`
+	Format   string   `json:"format,omitempty"`
+	Statutes int      `json:"statutes"`
 	Joined   string   `json:"joined_with,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 	Error    string   `json:"error,omitempty"`
