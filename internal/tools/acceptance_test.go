@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
@@ -545,4 +546,43 @@ func rawContracts(t *testing.T) []rawContract {
 		t.Fatalf("contract_data.json: %v", err)
 	}
 	return out
+}
+
+// TestDevCallArgsMatchSchemas checks that the schema an LLM is given
+// accepts every dev call's arguments, so a model that follows the schema
+// can ask each of the 22 questions.
+func TestDevCallArgsMatchSchemas(t *testing.T) {
+	shared := sharedDir(t)
+	set := tools.New(nil, tools.Options{})
+	resolved := map[string]*jsonschema.Resolved{}
+	for _, tool := range set.Tools() {
+		var s jsonschema.Schema
+		if err := json.Unmarshal(tool.InputSchema, &s); err != nil {
+			t.Fatalf("%s: %v", tool.Name, err)
+		}
+		rs, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: resolve schema: %v", tool.Name, err)
+		}
+		resolved[tool.Name] = rs
+	}
+	for _, c := range readDevCalls(t, shared) {
+		var args map[string]any
+		if err := json.Unmarshal(c.Args, &args); err != nil {
+			t.Fatal(err)
+		}
+		if err := resolved[c.Tool].Validate(args); err != nil {
+			t.Errorf("%s: %s arguments %s do not match the schema: %v", c.ID, c.Tool, c.Args, err)
+		}
+	}
+	// And the schema refuses what the tools refuse.
+	for _, bad := range []string{`{"contract_type":"Lease"}`, `{"limit":51}`, `{"order_by":"price"}`, `{"min_end_date":"2020/01/01"}`, `{"colour":"red"}`} {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(bad), &args); err != nil {
+			t.Fatal(err)
+		}
+		if err := resolved[tools.NameContractSearch].Validate(args); err == nil {
+			t.Errorf("contract_search schema accepts %s", bad)
+		}
+	}
 }
