@@ -198,8 +198,12 @@ func checkDoneWhen(t *testing.T, f *providerFake, db, stdout string, wantStream 
 		t.Fatal(err)
 	}
 	defer st.Close()
+	set, err := newApp(nil, io.Discard, io.Discard).newToolSet(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
 	wantTools := map[string]json.RawMessage{}
-	for _, tl := range tools.New(st, tools.Options{}).Tools() {
+	for _, tl := range set.Tools() {
 		wantTools[tl.Name] = tl.InputSchema
 	}
 	if len(f.turns[0].tools) != len(wantTools) {
@@ -222,7 +226,7 @@ func checkDoneWhen(t *testing.T, f *providerFake, db, stdout string, wantStream 
 		t.Errorf("stream flags %v %v, want %v", f.turns[0].stream, f.turns[1].stream, wantStream)
 	}
 	// 2. The second request carries the tool's real result.
-	if len(f.turns[1].toolResults) != 1 || f.turns[1].toolResults[0] != string(want) {
+	if len(f.turns[1].toolResults) != 1 || !jsonEqual(f.turns[1].toolResults[0], string(want)) {
 		t.Errorf("second request tool results = %q\nwant %s", f.turns[1].toolResults, want)
 	}
 	// 3. The output is one JSON event per line, ending with answer and done;
@@ -239,7 +243,7 @@ func checkDoneWhen(t *testing.T, f *providerFake, db, stdout string, wantStream 
 		events[len(events)-2].Type != agent.EventAnswer || events[len(events)-1].Type != agent.EventDone {
 		t.Fatalf("event types: %v", eventTypes(events))
 	}
-	if events[0].ToolCall.Name != "contract_search" || string(events[0].ToolCall.Arguments) != askArgs {
+	if events[0].ToolCall.Name != "contract_search" || !jsonEqual(string(events[0].ToolCall.Arguments), askArgs) {
 		t.Errorf("tool_call event = %+v", events[0].ToolCall)
 	}
 	if string(events[1].ToolResult.Result) != string(want) {
@@ -264,6 +268,127 @@ func checkDoneWhen(t *testing.T, f *providerFake, db, stdout string, wantStream 
 	}
 	if !strings.HasPrefix(ans.Text, fmt.Sprintf("%d contracts ended after 1990-01-01", totalCount(t, want))) || strings.Contains(ans.Text, "Sources:") {
 		t.Errorf("answer text %q", ans.Text)
+	}
+}
+
+func jsonEqual(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return cmp.Equal(x, y)
+}
+
+// anthropic speaks the Messages API, streaming when asked to.
+func (f *providerFake) anthropic(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v1/messages" || r.Header.Get("X-Api-Key") != "ak-test" {
+		http.Error(w, `{"type":"error","error":{"type":"not_found_error","message":"wrong path or key"}}`, 404)
+		return
+	}
+	body := readJSON(f.t, r)
+	tr := turn{tools: map[string]json.RawMessage{}, stream: body["stream"] == true}
+	for _, x := range body["tools"].([]any) {
+		tl := x.(map[string]any)
+		tr.tools[tl["name"].(string)] = rawJSON(tl["input_schema"])
+	}
+	for _, x := range body["messages"].([]any) {
+		content, _ := x.(map[string]any)["content"].([]any)
+		for _, b := range content {
+			if b := b.(map[string]any); b["type"] == "tool_result" {
+				for _, c := range b["content"].([]any) {
+					tr.toolResults = append(tr.toolResults, c.(map[string]any)["text"].(string))
+				}
+			}
+		}
+	}
+	n := f.record(tr)
+	var block map[string]any
+	stop := "end_turn"
+	if n == 1 {
+		stop = "tool_use"
+		var args any
+		json.Unmarshal([]byte(askArgs), &args)
+		block = map[string]any{"type": "tool_use", "id": "toolu_1", "name": "contract_search", "input": args}
+	} else {
+		block = map[string]any{"type": "text", "text": answerFrom(f.t, strings.Join(tr.toolResults, ""))}
+	}
+	usage := map[string]any{"input_tokens": 100, "output_tokens": 20}
+	if !tr.stream {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "any",
+			"content": []any{block}, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	writeSSE(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_1", "type": "message",
+		"role": "assistant", "model": "any", "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})
+	if n == 1 {
+		writeSSE(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "tool_use", "id": "toolu_1", "name": "contract_search", "input": map[string]any{}}})
+		for _, part := range []string{askArgs[:10], askArgs[10:]} {
+			writeSSE(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+				"delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
+		}
+	} else {
+		writeSSE(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
+		for _, word := range strings.SplitAfter(block["text"].(string), " ") {
+			writeSSE(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+				"delta": map[string]any{"type": "text_delta", "text": word}})
+		}
+	}
+	writeSSE(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	writeSSE(w, "message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": 20}})
+	writeSSE(w, "message_stop", map[string]any{"type": "message_stop"})
+}
+
+// gemini speaks generateContent and streamGenerateContent.
+func (f *providerFake) gemini(w http.ResponseWriter, r *http.Request) {
+	stream := r.URL.Path == "/v1beta/models/any:streamGenerateContent"
+	if (!stream && r.URL.Path != "/v1beta/models/any:generateContent") || r.Header.Get("X-Goog-Api-Key") != "g-test" {
+		http.Error(w, `{"error":{"code":404,"message":"wrong path or key","status":"NOT_FOUND"}}`, 404)
+		return
+	}
+	body := readJSON(f.t, r)
+	tr := turn{tools: map[string]json.RawMessage{}, stream: stream}
+	for _, x := range body["tools"].([]any) {
+		for _, d := range x.(map[string]any)["functionDeclarations"].([]any) {
+			d := d.(map[string]any)
+			tr.tools[d["name"].(string)] = rawJSON(d["parametersJsonSchema"])
+		}
+	}
+	for _, x := range body["contents"].([]any) {
+		for _, p := range x.(map[string]any)["parts"].([]any) {
+			if fr, ok := p.(map[string]any)["functionResponse"].(map[string]any); ok {
+				tr.toolResults = append(tr.toolResults, string(rawJSON(fr["response"])))
+			}
+		}
+	}
+	n := f.record(tr)
+	var part map[string]any
+	if n == 1 {
+		var args any
+		json.Unmarshal([]byte(askArgs), &args)
+		part = map[string]any{"functionCall": map[string]any{"name": "contract_search", "args": args}}
+	} else {
+		part = map[string]any{"text": answerFrom(f.t, strings.Join(tr.toolResults, ""))}
+	}
+	resp := func(parts ...any) map[string]any {
+		return map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},
+			"usageMetadata": map[string]any{"promptTokenCount": 100, "candidatesTokenCount": 20, "totalTokenCount": 120}}
+	}
+	if !stream {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(resp(part))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	if n == 1 {
+		writeSSE(w, "", resp(part))
+		return
+	}
+	for _, word := range strings.SplitAfter(part["text"].(string), " ") {
+		writeSSE(w, "", resp(map[string]any{"text": word}))
 	}
 }
 
@@ -304,6 +429,26 @@ func TestAskDoneWhen(t *testing.T) {
 				return map[string]string{"OPENAI_BASE_URL": u + "/v1", "OPENAI_API_KEY": ""}
 			},
 			serve: func(f *providerFake) http.HandlerFunc { return f.openAI }},
+		{name: "anthropic", model: "anthropic:any", flags: []string{"--no-stream"},
+			env: func(u string) map[string]string {
+				return map[string]string{"ANTHROPIC_BASE_URL": u, "ANTHROPIC_API_KEY": "ak-test"}
+			},
+			serve: func(f *providerFake) http.HandlerFunc { return f.anthropic }},
+		{name: "anthropic streaming", model: "anthropic:any", stream: true,
+			env: func(u string) map[string]string {
+				return map[string]string{"ANTHROPIC_BASE_URL": u, "ANTHROPIC_API_KEY": "ak-test"}
+			},
+			serve: func(f *providerFake) http.HandlerFunc { return f.anthropic }},
+		{name: "gemini", model: "gemini:any", flags: []string{"--no-stream"},
+			env: func(u string) map[string]string {
+				return map[string]string{"GOOGLE_GEMINI_BASE_URL": u, "GEMINI_API_KEY": "", "GOOGLE_API_KEY": "g-test"}
+			},
+			serve: func(f *providerFake) http.HandlerFunc { return f.gemini }},
+		{name: "gemini streaming", model: "gemini:any", stream: true,
+			env: func(u string) map[string]string {
+				return map[string]string{"GOOGLE_GEMINI_BASE_URL": u, "GEMINI_API_KEY": "g-test"}
+			},
+			serve: func(f *providerFake) http.HandlerFunc { return f.gemini }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -368,6 +513,10 @@ func TestAskConfigurationErrors(t *testing.T) {
 			want: "no model configured: pass --model provider:model or set CONTRACTGRAPH_MODEL"},
 		{name: "no openai key", env: map[string]string{"OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}, args: []string{"--model", "openai:gpt-4o-mini", "ask", "q"},
 			want: "set OPENAI_API_KEY"},
+		{name: "no anthropic key", env: map[string]string{"ANTHROPIC_API_KEY": ""}, args: []string{"--model", "anthropic:claude-sonnet-4-5", "ask", "q"},
+			want: "set ANTHROPIC_API_KEY"},
+		{name: "no gemini key", env: map[string]string{"GEMINI_API_KEY": "", "GOOGLE_API_KEY": ""}, args: []string{"--model", "gemini:gemini-2.5-flash", "ask", "q"},
+			want: "set GEMINI_API_KEY"},
 		{name: "no azure endpoint", env: map[string]string{"AZURE_OPENAI_API_KEY": "k", "AZURE_OPENAI_ENDPOINT": ""}, args: []string{"--model", "azure:dep", "ask", "q"},
 			want: "AZURE_OPENAI_ENDPOINT"},
 		{name: "bad model name", args: []string{"--model", "gpt-4o", "ask", "q"}, want: "want provider:model"},

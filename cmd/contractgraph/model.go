@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/llm/anthropic"
+	"github.com/contractgraph/contractgraph/internal/llm/gemini"
 	"github.com/contractgraph/contractgraph/internal/llm/openai"
 )
 
@@ -30,7 +32,7 @@ func (a *app) openModel(ctx context.Context) (llm.Model, error) {
 	if strings.TrimSpace(a.cfg.Model) == "" {
 		return nil, errNoModelHint
 	}
-	return openNamedModel(a.cfg.Model, "--model")
+	return openNamedModel(ctx, a.cfg.Model, "--model")
 }
 
 // openEmbedder opens the embedding model named by --embed-model
@@ -39,7 +41,7 @@ func (a *app) openEmbedder(ctx context.Context) (llm.Embedder, error) {
 	if strings.TrimSpace(a.cfg.EmbedModel) == "" {
 		return nil, fmt.Errorf("%w: pass --embed-model provider:model or set CONTRACTGRAPH_EMBED_MODEL (e.g. openai:text-embedding-3-small, ollama:nomic-embed-text, gemini:gemini-embedding-001)", llm.ErrNoModel)
 	}
-	m, err := openNamedModel(a.cfg.EmbedModel, "--embed-model")
+	m, err := openNamedModel(ctx, a.cfg.EmbedModel, "--embed-model")
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +52,7 @@ func (a *app) openEmbedder(ctx context.Context) (llm.Embedder, error) {
 	return e, nil
 }
 
-func openNamedModel(name, flag string) (llm.Model, error) {
+func openNamedModel(ctx context.Context, name, flag string) (llm.Model, error) {
 	n, err := llm.ParseModelName(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
@@ -72,8 +74,20 @@ func openNamedModel(name, flag string) (llm.Model, error) {
 		}
 		return openai.New(openai.Config{Name: "azure", Model: n.Model, APIKey: key, AzureEndpoint: ep.url,
 			AzureAPIVersion: envOr("OPENAI_API_VERSION", defaultAzureVersion), Timeout: modelCallTimeout})
+	case "anthropic":
+		key := os.Getenv("ANTHROPIC_API_KEY")
+		if key == "" {
+			return nil, fmt.Errorf("%w: model %s needs an API key: set ANTHROPIC_API_KEY", llm.ErrNoModel, n)
+		}
+		return anthropic.New(anthropic.Config{Model: n.Model, APIKey: key, BaseURL: ep.url, Timeout: modelCallTimeout})
+	case "gemini":
+		key := envOr("GEMINI_API_KEY", os.Getenv("GOOGLE_API_KEY"))
+		if key == "" {
+			return nil, fmt.Errorf("%w: model %s needs an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)", llm.ErrNoModel, n)
+		}
+		return gemini.New(ctx, gemini.Config{Model: n.Model, APIKey: key, BaseURL: ep.url, Timeout: modelCallTimeout})
 	}
-	return nil, fmt.Errorf("%s: provider %s is not wired into this build", flag, n.Provider)
+	return nil, fmt.Errorf("%s: unknown provider %q", flag, n.Provider)
 }
 
 // endpoint is where a provider's server is and which variable moves it.
@@ -91,9 +105,9 @@ func endpointFor(n llm.ModelName) endpoint {
 	case "azure":
 		return endpoint{os.Getenv("AZURE_OPENAI_ENDPOINT"), "AZURE_OPENAI_ENDPOINT"}
 	case "anthropic":
-		return endpoint{envOr("ANTHROPIC_BASE_URL", "https://api.anthropic.com"), "ANTHROPIC_BASE_URL"}
+		return endpoint{strings.TrimRight(envOr("ANTHROPIC_BASE_URL", anthropic.DefaultBaseURL), "/"), "ANTHROPIC_BASE_URL"}
 	case "gemini":
-		return endpoint{envOr("GOOGLE_GEMINI_BASE_URL", "https://generativelanguage.googleapis.com"), "GOOGLE_GEMINI_BASE_URL"}
+		return endpoint{strings.TrimRight(envOr("GOOGLE_GEMINI_BASE_URL", gemini.DefaultBaseURL), "/"), "GOOGLE_GEMINI_BASE_URL"}
 	}
 	return endpoint{}
 }
