@@ -146,6 +146,7 @@ func (a *app) newHTTPServer(ctx context.Context, store graph.Store, opts serveOp
 	default:
 		cfg.Agent = &agent.Agent{Model: model, Tools: set, Log: a.log}
 		cfg.ModelName = a.cfg.Model
+		cfg.ExplainError = a.explainModelError
 		ing, err := a.newUploadIngester(ctx, store, model, opts.uploadDir)
 		if err != nil {
 			return nil, err

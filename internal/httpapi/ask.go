@@ -100,35 +100,44 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	defer close(stopKeepAlive)
 	go sse.keepAlive(keepAliveEvery, stopKeepAlive)
 
+	// The agent ends a run with error (or answer) and done. The error
+	// event is held back and replaced by one built from the returned error,
+	// which explainError can turn into advice (which server, which variable).
 	var mu sync.Mutex
-	var sawError, sawDone bool
+	var agentError *agent.Event
 	emit := func(ev agent.Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		if sawDone {
-			return
-		}
 		switch ev.Type {
 		case agent.EventError:
-			sawError = true
+			agentError = &ev
+			return
 		case agent.EventDone:
-			sawDone = true
+			return
 		}
-		// A failed write means the client is gone; ctx is cancelled by the
-		// server then, which stops the run.
+		// A failed write means the client is gone; the server then cancels
+		// ctx, which stops the run.
 		_ = sse.Send(string(ev.Type), ev)
 	}
 	_, err = s.agent.Run(ctx, history, req.Question, emit)
-	if err != nil && !sawError {
-		emit(agent.Event{Type: agent.EventError, Error: s.askErrorMessage(r, err)})
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case err != nil:
+		_ = sse.Send(string(agent.EventError), agent.Event{Type: agent.EventError, Error: s.askErrorMessage(r, err)})
+	case agentError != nil:
+		_ = sse.Send(string(agent.EventError), agentError)
 	}
-	if !sawDone {
-		emit(agent.Event{Type: agent.EventDone})
-	}
+	_ = sse.Send(string(agent.EventDone), agent.Event{Type: agent.EventDone})
 }
 
 // askErrorMessage is the error event's text for a failed run.
 func (s *Server) askErrorMessage(r *http.Request, err error) string {
+	if s.explainError != nil && ctxErr(err) == nil {
+		if explained := s.explainError(err); explained != err {
+			return explained.Error()
+		}
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("the answer took longer than %s and was stopped", s.askTimeout)
@@ -173,6 +182,17 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return &tools.ArgError{Msg: "unexpected data after the JSON body"}
+	}
+	return nil
+}
+
+// ctxErr returns err's context error, if it is one.
+func ctxErr(err error) error {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return context.Canceled
+	case errors.Is(err, context.DeadlineExceeded):
+		return context.DeadlineExceeded
 	}
 	return nil
 }

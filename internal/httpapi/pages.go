@@ -31,13 +31,8 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page
 	}
 }
 
-// renderError answers a page request with an error page (and an API
-// request with the JSON error).
+// renderError answers a page request with an error page.
 func (s *Server) renderError(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
-	if strings.HasPrefix(r.URL.Path, "/api/") {
-		writeError(w, status, &apiError{Code: http.StatusText(status), Message: msg})
-		return
-	}
 	s.render(w, r, status, web.PageError, web.ErrorPage{Base: web.Base{Title: title}, Message: msg})
 }
 

@@ -57,6 +57,10 @@ type Config struct {
 	Agent Asker
 	// ModelName is shown on the chat page, e.g. "ollama:qwen2.5:7b".
 	ModelName string
+	// ExplainError, when set, rewrites a failed run's error into advice for
+	// the person asking (e.g. which server could not be reached and which
+	// variable moves it); it returns err itself when it has none.
+	ExplainError func(error) error
 	// Ingester stores uploaded documents. Nil disables /api/ingest (503).
 	Ingester Ingester
 	// Log receives one line per request and every internal error. Nil
@@ -89,20 +93,21 @@ const (
 
 // Server is the HTTP server. Create it with New.
 type Server struct {
-	store      graph.Store
-	tools      ToolSet
-	agent      Asker
-	modelName  string
-	ingester   Ingester
-	log        *slog.Logger
-	now        func() time.Time
-	token      string
-	corsOrigin string
-	maxBody    int64
-	maxUpload  int64
-	askTimeout time.Duration
-	pages      *web.Renderer
-	handler    http.Handler
+	store        graph.Store
+	tools        ToolSet
+	agent        Asker
+	modelName    string
+	explainError func(error) error
+	ingester     Ingester
+	log          *slog.Logger
+	now          func() time.Time
+	token        string
+	corsOrigin   string
+	maxBody      int64
+	maxUpload    int64
+	askTimeout   time.Duration
+	pages        *web.Renderer
+	handler      http.Handler
 
 	// streams is cancelled when Serve shuts down, so that long-lived event
 	// streams end instead of holding the shutdown up.
@@ -120,7 +125,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("httpapi: %w", err)
 	}
 	s := &Server{
-		store: cfg.Store, tools: cfg.Tools, agent: cfg.Agent, modelName: cfg.ModelName, ingester: cfg.Ingester,
+		store: cfg.Store, tools: cfg.Tools, agent: cfg.Agent, modelName: cfg.ModelName, explainError: cfg.ExplainError, ingester: cfg.Ingester,
 		log: cfg.Log, now: cfg.Now, token: cfg.Token, corsOrigin: cfg.CORSOrigin,
 		maxBody: cfg.MaxBodyBytes, maxUpload: cfg.MaxUploadBytes, askTimeout: cfg.AskTimeout, pages: pages,
 	}
