@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/contractgraph/contractgraph/internal/agent"
+	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/llm/llmtest"
 )
 
@@ -110,5 +112,31 @@ func TestAskDisconnectCancelsAgentModelCall(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the model call was not cancelled after the client disconnected")
+	}
+}
+
+// TestAskModelFailureIsExplained checks that a failing model gives one
+// error event, worded by ExplainError, then done.
+func TestAskModelFailureIsExplained(t *testing.T) {
+	down := fmt.Errorf("openai: %w: connection refused", llm.ErrUnavailable)
+	model := llmtest.NewScripted(llmtest.Fail(down))
+	s, _ := newTestServer(t, func(c *Config) {
+		c.Agent = &agent.Agent{Model: model, Tools: c.Tools}
+		c.ExplainError = func(err error) error {
+			if errors.Is(err, llm.ErrUnavailable) {
+				return errors.New("cannot reach the ollama server at http://localhost:11434: start it or set OLLAMA_HOST")
+			}
+			return err
+		}
+	})
+	rec := do(t, s.Handler(), "POST", "/api/ask", "application/json", strings.NewReader(`{"question":"q"}`))
+	events := readEvents(t, rec.Body)
+	if len(events) != 2 || events[0].Name != "error" || events[1].Name != "done" {
+		t.Fatalf("events = %+v, want error then done", events)
+	}
+	var ev agent.Event
+	json.Unmarshal([]byte(events[0].Data), &ev)
+	if !strings.Contains(ev.Error, "set OLLAMA_HOST") {
+		t.Errorf("error event = %q, want the explained message", ev.Error)
 	}
 }
