@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 )
@@ -78,6 +79,20 @@ func TestReadReferenceSharedFile(t *testing.T) {
 		if !ids[id] {
 			t.Errorf("id %q missing", id)
 		}
+	}
+	// One file_id is written decomposed (E + combining accent); ids are NFC
+	// so that it matches its CUAD text file name.
+	leclanche := 0
+	for id := range ids {
+		if !norm.NFC.IsNormalString(id) {
+			t.Errorf("id %q is not NFC", id)
+		}
+		if strings.Contains(id, "LECLANCHÉ") {
+			leclanche++
+		}
+	}
+	if leclanche != 1 {
+		t.Errorf("%d LECLANCHÉ ids, want 1", leclanche)
 	}
 	first := recs[0].Contract
 	want := &contract.Contract{
