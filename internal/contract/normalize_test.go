@@ -415,3 +415,24 @@ func TestCleanPartyNameKeepsMeaning(t *testing.T) {
 		t.Errorf("CleanPartyName (-want +got):\n%s", diff)
 	}
 }
+
+func FuzzNormalizeCountry(f *testing.F) {
+	for _, s := range []string{"United States", "U.S.A.", "N/A", "Republic of Korea", "Côte d’Ivoire", "[***]", "Ontario"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if c, ok := NormalizeCountry(s); ok {
+			if CountryName(c) == "" {
+				t.Fatalf("NormalizeCountry(%q) = %q, not an assigned code", s, c)
+			}
+			if again, ok := NormalizeCountry(c); !ok || again != c {
+				t.Fatalf("NormalizeCountry(%q) = %q but NormalizeCountry(%q) = %q", s, c, c, again)
+			}
+		}
+		if st, ok := NormalizeUSState(s); ok {
+			if USStateName(st) == "" || NormalizeState("US", s) != st {
+				t.Fatalf("NormalizeUSState(%q) = %q inconsistent", s, st)
+			}
+		}
+	})
+}
