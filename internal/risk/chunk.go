@@ -75,13 +75,16 @@ func splitLong(text string, p passage) []passage {
 			for cut > 0 && text[s+cut]&0xC0 == 0x80 {
 				cut--
 			}
+			if cut == 0 { // not UTF-8: any cut will do
+				cut = maxPassageBytes
+			}
 		}
 		e := trimRight(text, s+cut)
 		if e > s {
 			out = append(out, passage{Start: s, End: e, Text: text[s:e]})
 		}
 		s += cut
-		for s < p.End && unicode.IsSpace(rune(text[s])) {
+		for s < p.End && isASCIISpace(text[s]) {
 			s++
 		}
 	}
@@ -89,6 +92,10 @@ func splitLong(text string, p passage) []passage {
 		out = append(out, passage{Start: s, End: p.End, Text: text[s:p.End]})
 	}
 	return out
+}
+
+func isASCIISpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f'
 }
 
 // passagesOf returns a contract's passages: its stored chunks when they

@@ -55,3 +55,24 @@ func TestIsBoilerplate(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParagraphs(f *testing.F) {
+	f.Add("TITLE\n\nFirst clause.\n\n\n  Second clause with more words.\n")
+	f.Add(strings.Repeat("word ", 2000))
+	f.Add("a\r\n\r\nb\u00a0c\n\n\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		prevEnd := 0
+		for i, p := range paragraphs(text) {
+			if p.Start < prevEnd || p.End > len(text) || p.Start >= p.End {
+				t.Fatalf("passage %d has span %d..%d (previous end %d, text %d bytes)", i, p.Start, p.End, prevEnd, len(text))
+			}
+			if text[p.Start:p.End] != p.Text {
+				t.Fatalf("passage %d text differs from its span", i)
+			}
+			if p.End-p.Start > maxPassageBytes {
+				t.Fatalf("passage %d is %d bytes", i, p.End-p.Start)
+			}
+			prevEnd = p.End
+		}
+	})
+}
