@@ -76,3 +76,12 @@ func FuzzParagraphs(f *testing.F) {
 		}
 	})
 }
+
+func TestParagraphsCutsInvalidUTF8(t *testing.T) {
+	// One "line" of continuation bytes has no rune boundary to cut at.
+	text := strings.Repeat("\x80", 3*maxPassageBytes)
+	ps := paragraphs(text)
+	if len(ps) != 3 || ps[2].End != len(text) {
+		t.Errorf("got %d passages ending at %d, want 3 ending at %d", len(ps), ps[len(ps)-1].End, len(text))
+	}
+}
