@@ -534,3 +534,20 @@ func TestBadInput(t *testing.T) {
 		t.Error("agent without model accepted")
 	}
 }
+
+func TestNoStream(t *testing.T) {
+	m := llmtest.NewScripted(llmtest.Text("Nothing to look up.\nSources: none")).Streaming()
+	a := newAgent(m, toolSet(t))
+	a.NoStream = true
+	var rec recorder
+	ans, err := a.Run(context.Background(), nil, "hi", rec.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if toks := rec.ofType(agent.EventToken); len(toks) != 0 {
+		t.Errorf("NoStream still emitted %d token events", len(toks))
+	}
+	if ans.Text != "Nothing to look up." {
+		t.Errorf("answer %q", ans.Text)
+	}
+}
