@@ -182,13 +182,14 @@ func (s *Store) SearchStatutes(ctx context.Context, q graph.StatuteQuery) ([]gra
 
 // statuteMatch turns free text into an FTS5 expression: each word a quoted
 // term, each run of Han characters a quoted phrase of single characters (the
-// way they are indexed), all ORed. Quoting makes every FTS5 operator in the
-// input plain text. It returns "" when the text has no words.
+// way they are indexed), all ORed; English stop words are left out.
+// Quoting makes every FTS5 operator in the input plain text. It returns ""
+// when the text has no words.
 func statuteMatch(text string) string {
 	var terms []string
 	seen := map[string]bool{}
 	add := func(t string) {
-		if t != "" && !seen[t] && len(terms) < maxStatuteTerms {
+		if t != "" && !seen[t] && !statuteStopWords[t] && len(terms) < maxStatuteTerms {
 			seen[t] = true
 			terms = append(terms, `"`+t+`"`)
 		}
@@ -225,6 +226,14 @@ func statuteMatch(text string) string {
 	}
 	flush()
 	return strings.Join(terms, " OR ")
+}
+
+// statuteStopWords are English function words that match nearly every
+// statute: as ORed terms they add no ranking signal, only work.
+var statuteStopWords = map[string]bool{
+	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "by": true, "for": true,
+	"from": true, "in": true, "is": true, "it": true, "of": true, "on": true, "or": true, "that": true, "the": true,
+	"this": true, "to": true, "was": true, "which": true, "with": true,
 }
 
 // spaceHan puts a space around every Han character so that the unicode61

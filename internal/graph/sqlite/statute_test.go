@@ -246,9 +246,11 @@ func TestPutStatutesRejectsInvalidBatch(t *testing.T) {
 func TestStatuteMatch(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"Arbitration agreement", `"arbitration" OR "agreement"`},
+		{"penalty for the breach of a contract", `"penalty" OR "breach" OR "contract"`},
+		{"the of and", ""},
 		{"違約金 penalty", `"違 約 金" OR "penalty"`},
 		{"第250條", `"第" OR "250" OR "條"`},
-		{`a"b`, `"a" OR "b"`},
+		{`x"y`, `"x" OR "y"`},
 		{"", ""},
 	}
 	for _, tt := range tests {
