@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/graph/neo4j"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 )
 
@@ -23,6 +24,14 @@ func (a *app) openStore(ctx context.Context) (graph.Store, error) {
 			return nil, usageError(errors.New("--db is empty: name the SQLite database file"))
 		}
 		return sqlite.Open(a.cfg.DB)
+	case "neo4j":
+		// Connection settings come from the standard Neo4j variables.
+		cfg := neo4j.Config{URI: os.Getenv("NEO4J_URI"), Username: os.Getenv("NEO4J_USERNAME"),
+			Password: os.Getenv("NEO4J_PASSWORD"), Database: os.Getenv("NEO4J_DATABASE"), Logger: a.log}
+		if cfg.URI == "" {
+			return nil, usageError(errors.New("--store neo4j needs NEO4J_URI (and NEO4J_USERNAME, NEO4J_PASSWORD, optionally NEO4J_DATABASE)"))
+		}
+		return neo4j.Open(ctx, cfg)
 	default:
 		return nil, usageError(fmt.Errorf("unknown --store %q; valid values: %s", a.cfg.Store, storeNames))
 	}

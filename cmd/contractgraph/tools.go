@@ -25,6 +25,9 @@ func (a *app) newToolSet(ctx context.Context, store graph.Store) (*tools.Set, er
 	if err := addStatuteTools(set, store); err != nil {
 		return nil, fmt.Errorf("add statute tools: %w", err)
 	}
+	if _, err := tools.AddText2Cypher(set, store, tools.Text2CypherOptions{Model: a.openModel, Logger: a.log}); err != nil {
+		return nil, fmt.Errorf("add text2cypher: %w", err)
+	}
 	return set, nil
 }
 

@@ -179,6 +179,11 @@ func TestCypherDump(t *testing.T) {
 		d.add(st.Name, st.statement)
 	}
 
+	// The curated text2cypher examples the model is shown.
+	for i, ex := range tools.Text2CypherExamples() {
+		d.add("text2cypher example "+string(rune('a'+i)), statement{Cypher: ex.Cypher})
+	}
+
 	// The dev question set, through the tools layer that normalises its
 	// arguments exactly as for the agent.
 	rec := &recorder{}
