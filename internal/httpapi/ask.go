@@ -90,10 +90,8 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	ctx, cancel := context.WithTimeout(r.Context(), s.askTimeout)
+	ctx, cancel := s.streamContext(r, s.askTimeout)
 	defer cancel()
-	stopOnShutdown := context.AfterFunc(s.streams, cancel)
-	defer stopOnShutdown()
 
 	sse := startSSE(w)
 	stopKeepAlive := make(chan struct{})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -194,5 +195,45 @@ func TestAskTimeout(t *testing.T) {
 	}
 	if err := <-model.ended; !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("model saw %v, want DeadlineExceeded", err)
+	}
+}
+
+// TestShutdownEndsOpenStreams checks that a graceful shutdown does not wait
+// for an answer in progress: the stream's run is cancelled.
+func TestShutdownEndsOpenStreams(t *testing.T) {
+	model := &blockingModel{started: make(chan struct{}), ended: make(chan error, 1)}
+	s, _ := newTestServer(t, func(c *Config) { c.Agent = modelAsker{model} })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	resp, err := http.Post("http://"+ln.Addr().String()+"/api/ask", "application/json", strings.NewReader(`{"question":"q"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	<-model.started
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-model.ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("model saw %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("shutdown did not cancel the open stream")
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("shutdown took %s", d)
+	}
+	events := readEvents(t, resp.Body)
+	if n := len(events); n == 0 || events[n-1].Name != "done" {
+		t.Errorf("the stream did not end with done: %+v", events)
 	}
 }

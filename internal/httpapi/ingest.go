@@ -75,10 +75,8 @@ func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	ctx, cancel := context.WithCancel(r.Context())
+	ctx, cancel := s.streamContext(r, 0)
 	defer cancel()
-	stopOnShutdown := context.AfterFunc(s.streams, cancel)
-	defer stopOnShutdown()
 
 	sse := startSSE(w)
 	stopKeepAlive := make(chan struct{})

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
@@ -287,14 +288,12 @@ func excerpt(text string, n int) string {
 	cut := strings.LastIndexByte(text[:n], ' ')
 	if cut < n/2 {
 		cut = n
-		for cut > 0 && !utf8RuneStart(text[cut]) {
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
 			cut--
 		}
 	}
 	return text[:cut] + "…"
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func (s *Server) pageContractGraph(w http.ResponseWriter, r *http.Request) {
 	c, err := s.getContract(r.Context(), r.PathValue("id"))

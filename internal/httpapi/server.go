@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/contractgraph/contractgraph/internal/agent"
@@ -109,10 +110,10 @@ type Server struct {
 	pages        *web.Renderer
 	handler      http.Handler
 
-	// streams is cancelled when Serve shuts down, so that long-lived event
+	// shutdown is closed when Serve shuts down, so that long-lived event
 	// streams end instead of holding the shutdown up.
-	streams     context.Context
-	stopStreams context.CancelFunc
+	shutdown     chan struct{}
+	shutdownOnce sync.Once
 }
 
 // New checks cfg and builds the server's routes.
@@ -144,7 +145,7 @@ func New(cfg Config) (*Server, error) {
 	if s.askTimeout <= 0 {
 		s.askTimeout = DefaultAskTimeout
 	}
-	s.streams, s.stopStreams = context.WithCancel(context.Background())
+	s.shutdown = make(chan struct{})
 	s.handler = s.middleware(s.routes())
 	return s, nil
 }
@@ -248,7 +249,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
-	srv.RegisterOnShutdown(s.stopStreams)
+	srv.RegisterOnShutdown(func() { s.shutdownOnce.Do(func() { close(s.shutdown) }) })
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -266,6 +267,26 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// streamContext is the context of an event stream: the request's, bounded
+// by timeout (none when 0), and cancelled when the server shuts down.
+func (s *Server) streamContext(r *http.Request, timeout time.Duration) (context.Context, context.CancelFunc) {
+	var ctx context.Context
+	var cancel context.CancelFunc
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(r.Context(), timeout)
+	} else {
+		ctx, cancel = context.WithCancel(r.Context())
+	}
+	go func() {
+		select {
+		case <-s.shutdown:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // isLoopbackAddr reports whether a listener address is on a loopback
