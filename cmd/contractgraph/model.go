@@ -57,6 +57,14 @@ func openNamedModel(ctx context.Context, name, flag string) (llm.Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
+	m, err := openProviderModel(ctx, n, flag)
+	if err != nil {
+		return nil, err
+	}
+	return withExplanations(n, m), nil
+}
+
+func openProviderModel(ctx context.Context, n llm.ModelName, flag string) (llm.Model, error) {
 	ep := endpointFor(n)
 	switch n.Provider {
 	case "openai":
@@ -128,25 +136,97 @@ func ollamaBaseURL(host string) string {
 	return host
 }
 
-// explainModelError turns a model failure into one sentence that says what
-// to check: the server's URL and variable when it cannot be reached, the
-// key variable when credentials were refused. Other errors pass unchanged.
+// explainModelError returns the one-sentence explanation inside err, if
+// the model wrapper from openModel put one there, so that commands print
+// the sentence without the layers of context above it.
 func (a *app) explainModelError(err error) error {
-	n, perr := llm.ParseModelName(a.cfg.Model)
+	var ex *explainedError
+	if errors.As(err, &ex) {
+		return ex
+	}
+	return err
+}
+
+// explainedError is a model failure restated as one sentence that says
+// what to check; it unwraps to the provider's error.
+type explainedError struct {
+	msg string
+	err error
+}
+
+func (e *explainedError) Error() string { return e.msg }
+func (e *explainedError) Unwrap() error { return e.err }
+
+// explain restates connection, timeout and credential failures of model n
+// with the server's URL and the variable to set; other errors pass as is.
+func explain(n llm.ModelName, err error) error {
 	var ae *llm.APIError
-	if perr != nil || !errors.As(err, &ae) {
+	if err == nil || !errors.As(err, &ae) {
 		return err
 	}
 	ep := endpointFor(n)
+	var msg string
 	switch {
 	case errors.Is(err, llm.ErrUnavailable) && ae.StatusCode == 0 && ae.Timeout == 0:
-		return fmt.Errorf("cannot reach the %s server at %s: start it or set %s to where it runs", n.Provider, ep.url, ep.envVar)
+		msg = fmt.Sprintf("cannot reach the %s server at %s: start it or set %s to where it runs", n.Provider, ep.url, ep.envVar)
 	case errors.Is(err, llm.ErrUnavailable) && ae.Timeout > 0:
-		return fmt.Errorf("the %s server at %s did not answer within %s: check that it is running (%s) and not overloaded", n.Provider, ep.url, ae.Timeout, ep.envVar)
+		msg = fmt.Sprintf("the %s server at %s did not answer within %s: check that it is running (%s) and not overloaded", n.Provider, ep.url, ae.Timeout, ep.envVar)
 	case errors.Is(err, llm.ErrAuth):
-		return fmt.Errorf("the %s server at %s refused the credentials (%s): check %s", n.Provider, ep.url, ae.Message, keyVar(n.Provider))
+		msg = fmt.Sprintf("the %s server at %s refused the credentials (%s): check %s", n.Provider, ep.url, ae.Message, keyVar(n.Provider))
+	default:
+		return err
 	}
-	return err
+	return &explainedError{msg: msg, err: err}
+}
+
+// explaining wraps a model so that every command reports its failures
+// through explain. Variants keep the optional capabilities visible to
+// type assertions.
+type explaining struct {
+	m    llm.Model
+	name llm.ModelName
+}
+
+func (e explaining) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	r, err := e.m.Generate(ctx, req)
+	return r, explain(e.name, err)
+}
+
+type explainingStreamer struct{ explaining }
+
+func (e explainingStreamer) Stream(ctx context.Context, req *llm.Request, fn func(llm.Delta) error) (*llm.Response, error) {
+	r, err := e.m.(llm.Streamer).Stream(ctx, req, fn)
+	return r, explain(e.name, err)
+}
+
+type explainingEmbedder struct{ explaining }
+
+func (e explainingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
+	v, u, err := e.m.(llm.Embedder).Embed(ctx, texts)
+	return v, u, explain(e.name, err)
+}
+
+type explainingFull struct {
+	explainingStreamer
+}
+
+func (e explainingFull) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
+	return explainingEmbedder(e.explainingStreamer).Embed(ctx, texts)
+}
+
+func withExplanations(n llm.ModelName, m llm.Model) llm.Model {
+	base := explaining{m: m, name: n}
+	_, streams := m.(llm.Streamer)
+	_, embeds := m.(llm.Embedder)
+	switch {
+	case streams && embeds:
+		return explainingFull{explainingStreamer{base}}
+	case streams:
+		return explainingStreamer{base}
+	case embeds:
+		return explainingEmbedder{base}
+	}
+	return base
 }
 
 func keyVar(provider string) string {

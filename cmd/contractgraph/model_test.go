@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 
 	"github.com/contractgraph/contractgraph/internal/agent"
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/llm/llmtest"
 )
 
 func TestOllamaBaseURL(t *testing.T) {
@@ -106,5 +108,33 @@ func TestPrinterToolLines(t *testing.T) {
 		"Three.\n\nSources:\n  - c1 (Supply)\n    Cap On Liability [5–9]\n  - c2\n"
 	if b.String() != want {
 		t.Errorf("printed:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestExplanationsKeepErrorsAndCapabilities(t *testing.T) {
+	n := llm.ModelName{Provider: "ollama", Model: "x"}
+	t.Setenv("OLLAMA_HOST", "http://gpu:1")
+	down := &llm.APIError{Provider: "ollama", Kind: llm.ErrUnavailable, Err: errors.New("dial tcp: connection refused")}
+	err := explain(n, fmt.Errorf("agent step 1: %w", down))
+	if err.Error() != "cannot reach the ollama server at http://gpu:1/v1: start it or set OLLAMA_HOST to where it runs" {
+		t.Errorf("explained as %q", err)
+	}
+	var ae *llm.APIError
+	if !errors.Is(err, llm.ErrUnavailable) || !errors.As(err, &ae) {
+		t.Errorf("explanation lost the error chain: %v", err)
+	}
+	if got := newApp(nil, io.Discard, io.Discard).explainModelError(fmt.Errorf("extract: %w", err)); got.Error() != err.Error() {
+		t.Errorf("explainModelError = %q", got)
+	}
+	rate := &llm.APIError{Provider: "ollama", Kind: llm.ErrRateLimited, StatusCode: 429}
+	if explain(n, rate) != rate {
+		t.Error("rate limits need no explanation")
+	}
+	full := withExplanations(n, llmtest.NewScripted().Streaming())
+	if _, ok := full.(llm.Streamer); !ok {
+		t.Error("wrapper hid Stream")
+	}
+	if _, ok := full.(llm.Embedder); ok {
+		t.Error("wrapper invented Embed")
 	}
 }
