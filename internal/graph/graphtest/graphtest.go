@@ -20,7 +20,8 @@ import (
 )
 
 // Run runs the suite. open must return a new, empty store each time it is
-// called; Run closes the stores it opens.
+// called; Run closes the stores it opens. Every query the suite makes sets
+// its Limit, so backends need not agree on defaults.
 func Run(t *testing.T, open func(t *testing.T) graph.Store) {
 	load := func(t *testing.T) graph.Store {
 		t.Helper()
@@ -419,6 +420,9 @@ func testAggregate(t *testing.T, s graph.Store) {
 		}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.q.Limit == 0 {
+				tc.q.Limit = 10
+			}
 			got, err := s.AggregateContracts(ctx, tc.q)
 			if err != nil {
 				t.Fatal(err)
@@ -464,6 +468,9 @@ func testParties(t *testing.T, s graph.Store) {
 		{"none", graph.PartyQuery{Name: "nobody at all"}, []string{}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.q.Limit == 0 {
+				tc.q.Limit = 10
+			}
 			r, err := s.SearchParties(ctx, tc.q)
 			if err != nil {
 				t.Fatal(err)
@@ -476,7 +483,7 @@ func testParties(t *testing.T, s graph.Store) {
 			}
 		})
 	}
-	r, err := s.SearchParties(ctx, graph.PartyQuery{Name: "acme"})
+	r, err := s.SearchParties(ctx, graph.PartyQuery{Name: "acme", Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +499,7 @@ func testParties(t *testing.T, s graph.Store) {
 	if diff := cmp.Diff(want, r.Examples); diff != "" {
 		t.Errorf("Acme summary (-want +got):\n%s", diff)
 	}
-	r, err = s.SearchParties(ctx, graph.PartyQuery{Name: "iota"})
+	r, err = s.SearchParties(ctx, graph.PartyQuery{Name: "iota", Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -718,7 +725,7 @@ func testUpdate(t *testing.T, s graph.Store) {
 		t.Errorf("insurance contracts after update = %v", ids(r))
 	}
 	// A party left without contracts is gone; its replacement is there.
-	r, err := s.SearchParties(ctx, graph.PartyQuery{Name: "lambda"})
+	r, err := s.SearchParties(ctx, graph.PartyQuery{Name: "lambda", Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -773,7 +780,7 @@ func testAtomicFailure(t *testing.T, s graph.Store) {
 		}
 	}
 	for _, name := range []string{"xi unique", "omicron", "pi dated"} {
-		if r, err := s.SearchParties(ctx, graph.PartyQuery{Name: name}); err != nil || r.TotalCount != 0 {
+		if r, err := s.SearchParties(ctx, graph.PartyQuery{Name: name, Limit: 10}); err != nil || r.TotalCount != 0 {
 			t.Errorf("party %q of a failed contract: %+v, %v", name, r, err)
 		}
 	}

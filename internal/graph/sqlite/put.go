@@ -195,7 +195,7 @@ var writeSQL = map[string]string{
 	"insDetails":     `INSERT INTO contract_details(contract_pk, title, summary, scope, duration, renewal_term, notice_period, currency, source_path, sha256, extracted_by, extracted_at, usage_input_tokens, usage_output_tokens, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insText":        `INSERT INTO contract_texts(contract_pk, text) VALUES (?, ?)`,
 	"insContractFTS": `INSERT INTO contract_fts(rowid, title, summary, scope) VALUES (?, ?, ?, ?)`,
-	"insRole":        `INSERT INTO contract_parties(contract_pk, ord, party_pk, name, role, location_pk, country) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	"insRole":        `INSERT INTO contract_parties(contract_pk, ord, party_pk, name, role, location_pk, country, contract_type) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insClause":      `INSERT INTO clauses(contract_pk, ord, id, type, grp, summary, text, start, "end", verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insChunk":       `INSERT INTO chunks(contract_pk, ord, id, text, start, "end", verified, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insPassageFTS":  `INSERT INTO passage_fts(rowid, text, summary) VALUES (?, ?, ?)`,
@@ -428,7 +428,7 @@ func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int6
 			}
 			locPK, country = v, null(pr.Location.Country)
 		}
-		if err := w.exec(ctx, "insRole", newPK, i, partyPKs[i], pr.Name, null(pr.Role), locPK, country); err != nil {
+		if err := w.exec(ctx, "insRole", newPK, i, partyPKs[i], pr.Name, null(pr.Role), locPK, country, null(c.ContractType)); err != nil {
 			return fmt.Errorf("parties[%d]: %w", i, err)
 		}
 	}

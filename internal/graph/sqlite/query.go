@@ -357,8 +357,7 @@ func (s *Store) SearchParties(ctx context.Context, q graph.PartyQuery) (graph.Pa
 		w.add("party_pk IN (SELECT party_pk FROM contract_parties WHERE country = ?)", q.Country)
 	}
 	if q.ContractType != "" {
-		w.add(`party_pk IN (SELECT cp.party_pk FROM contracts c JOIN contract_parties cp ON cp.contract_pk = c.pk
-			WHERE c.contract_type = ?)`, q.ContractType)
+		w.add(`party_pk IN (SELECT party_pk FROM contract_parties WHERE contract_type = ?)`, q.ContractType)
 	}
 	query := `SELECT p.pk, p.id, p.name, pc.n, count(*) OVER () FROM
 		(SELECT party_pk, count(DISTINCT contract_pk) AS n FROM contract_parties` + w.sql() + `
@@ -414,8 +413,8 @@ func fillParty(ctx context.Context, tx *sql.Tx, pk int64, p *graph.PartySummary)
 		return fmt.Errorf("country: %w", err)
 	}
 	p.Country = country.String
-	err = eachRow(ctx, tx, `SELECT DISTINCT c.contract_type FROM contract_parties cp JOIN contracts c ON c.pk = cp.contract_pk
-		WHERE cp.party_pk = ? AND c.contract_type IS NOT NULL ORDER BY 1`, []any{pk}, func(r *sql.Rows) error {
+	err = eachRow(ctx, tx, `SELECT DISTINCT contract_type FROM contract_parties
+		WHERE party_pk = ? AND contract_type IS NOT NULL ORDER BY 1`, []any{pk}, func(r *sql.Rows) error {
 		var t string
 		if err := r.Scan(&t); err != nil {
 			return err

@@ -95,11 +95,13 @@ CREATE TABLE contract_parties (
     name        TEXT NOT NULL,
     role        TEXT,
     location_pk INTEGER REFERENCES locations(pk),
-    -- the location's country, copied for the party_country filter and grouping
+    -- the location's country and the contract's type, copied so that party
+    -- searches and filters read only the party index
     country     TEXT,
+    contract_type TEXT,
     PRIMARY KEY (contract_pk, ord)
 ) WITHOUT ROWID;
-CREATE INDEX contract_parties_party ON contract_parties(party_pk, contract_pk);
+CREATE INDEX contract_parties_party ON contract_parties(party_pk, contract_pk, country, contract_type);
 CREATE INDEX contract_parties_country ON contract_parties(country, contract_pk, party_pk);
 CREATE INDEX contract_parties_location ON contract_parties(location_pk);
 
