@@ -200,7 +200,7 @@ func (m *Model) streamOnce(ctx context.Context, params sdk.ChatCompletionNewPara
 		}
 		return nil, err
 	}
-	calls, err := asm.calls()
+	calls, err := asm.result()
 	if err != nil {
 		return nil, llm.Permanent(fmt.Errorf("%s: %w: %v", m.cfg.Name, llm.ErrBadRequest, err))
 	}
@@ -208,45 +208,47 @@ func (m *Model) streamOnce(ctx context.Context, params sdk.ChatCompletionNewPara
 	return resp, nil
 }
 
-// assembler joins streamed tool-call fragments by their index.
+// assembler joins streamed tool-call fragments by their index. Some
+// servers send every call with index 0; a fragment carrying a new id then
+// starts a new call.
 type assembler struct {
-	order []int64
-	byIdx map[int64]*llm.ToolCall
+	calls []llm.ToolCall
+	byIdx map[int64]int // wire index → position in calls of its latest call
 }
 
 func (a *assembler) add(tc sdk.ChatCompletionChunkChoiceDeltaToolCall) llm.Delta {
 	if a.byIdx == nil {
-		a.byIdx = map[int64]*llm.ToolCall{}
+		a.byIdx = map[int64]int{}
 	}
-	c, ok := a.byIdx[tc.Index]
-	if !ok {
-		c = &llm.ToolCall{}
-		a.byIdx[tc.Index] = c
-		a.order = append(a.order, tc.Index)
+	pos, ok := a.byIdx[tc.Index]
+	if !ok || (tc.ID != "" && a.calls[pos].ID != "" && tc.ID != a.calls[pos].ID) {
+		a.calls = append(a.calls, llm.ToolCall{})
+		pos = len(a.calls) - 1
+		a.byIdx[tc.Index] = pos
 	}
+	c := &a.calls[pos]
 	if tc.ID != "" {
 		c.ID = tc.ID
 	}
-	if tc.Function.Name != "" {
-		c.Name += tc.Function.Name
-	}
+	c.Name += tc.Function.Name
 	c.Arguments = append(c.Arguments, tc.Function.Arguments...)
-	return llm.Delta{ToolCallIndex: int(tc.Index), ToolCallID: tc.ID, ToolCallName: tc.Function.Name, ArgumentsPart: tc.Function.Arguments}
+	return llm.Delta{ToolCallIndex: pos, ToolCallID: tc.ID, ToolCallName: tc.Function.Name, ArgumentsPart: tc.Function.Arguments}
 }
 
-func (a *assembler) calls() ([]llm.ToolCall, error) {
-	var out []llm.ToolCall
-	for i, idx := range a.order {
-		c := *a.byIdx[idx]
+func (a *assembler) result() ([]llm.ToolCall, error) {
+	for i := range a.calls {
+		c := &a.calls[i]
 		if c.Name == "" {
-			return nil, fmt.Errorf("streamed tool call %d has no name", idx)
+			return nil, fmt.Errorf("streamed tool call %d has no name", i)
 		}
 		if c.ID == "" {
 			c.ID = fmt.Sprintf("call_%d", i)
 		}
-		out = append(out, c)
+		if len(c.Arguments) == 0 {
+			c.Arguments = json.RawMessage("{}")
+		}
 	}
-	return out, nil
+	return a.calls, nil
 }
 
 // Embed embeds texts with EmbeddingModel (or Model), one vector per text.

@@ -454,3 +454,23 @@ func TestNewValidates(t *testing.T) {
 		t.Errorf("a local server needs no key: %v", err)
 	}
 }
+
+func TestStreamingToolCallsWithoutDistinctIndexes(t *testing.T) {
+	// Some servers (older llama.cpp, some proxies) send every complete call
+	// with index 0; distinct ids must still make distinct calls.
+	f := newFake(t, sse(
+		`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"get_contract","arguments":"{\"contract_id\":\"c1\"}"}}]},"finish_reason":null}]}`,
+		`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"b","type":"function","function":{"name":"get_contract","arguments":"{\"contract_id\":\"c2\"}"}}]},"finish_reason":"tool_calls"}]}`,
+	))
+	resp, err := newModel(t, f, nil).Stream(context.Background(), &llm.Request{}, func(llm.Delta) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.ToolCall{
+		{ID: "a", Name: "get_contract", Arguments: json.RawMessage(`{"contract_id":"c1"}`)},
+		{ID: "b", Name: "get_contract", Arguments: json.RawMessage(`{"contract_id":"c2"}`)},
+	}
+	if diff := cmp.Diff(want, resp.Message.ToolCalls); diff != "" {
+		t.Errorf("tool calls (-want +got):\n%s", diff)
+	}
+}
