@@ -184,10 +184,12 @@ func (r *run) analyse(ctx context.Context, rules []Rule, previous []Item, feedba
 	if err != nil {
 		return Analysis{}, err
 	}
-	repaired := false
+	// The tool loop sends no response schema: some providers cannot combine
+	// one with tools (Anthropic forces the schema's tool, Gemini rejects
+	// the pair). The final answer is decoded against the schema, and a
+	// reply that does not fit gets one schema-enforced call without tools.
 	for step := 0; step < r.in.MaxSteps; step++ {
-		req := &llm.Request{Messages: msgs, Tools: defs, ResponseFormat: &llm.ResponseFormat{Name: schema.Name, Schema: schema.Raw}}
-		resp, err := r.deps.Model.Generate(ctx, req)
+		resp, err := r.deps.Model.Generate(ctx, &llm.Request{Messages: msgs, Tools: defs})
 		if err != nil {
 			return Analysis{}, err
 		}
@@ -207,10 +209,9 @@ func (r *run) analyse(ctx context.Context, rules []Rule, previous []Item, feedba
 		}
 		a, err := llm.DecodeData[Analysis](schema, msg.Content)
 		var pe *llm.ParseError
-		if errors.As(err, &pe) && !repaired {
-			repaired = true
-			msgs = append(msgs, pe.RepairMessages()[1:]...)
-			continue
+		if errors.As(err, &pe) {
+			r.log.Debug("analyst answer did not fit the schema; asking again with the schema enforced", "err", pe.Err)
+			a, err = structured[Analysis](ctx, r, append(msgs, pe.RepairMessages()[1:]...))
 		}
 		if err != nil {
 			return Analysis{}, err

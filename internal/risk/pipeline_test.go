@@ -685,3 +685,32 @@ func TestFailingStatuteStoreEndsWithPartialReport(t *testing.T) {
 		t.Errorf("items=%+v removed=%+v; want the citation removed and listed", rep.Items, rep.RemovedCitations)
 	}
 }
+
+func TestAnalystProseAnswerIsRetriedWithTheSchema(t *testing.T) {
+	store := openStore(t, testStatutes)
+	model := llmtest.NewScripted(
+		reply(t, testRules),
+		search("arbitration"),
+		llmtest.Text("I found one risk: the arbitration clause."),
+		reply(t, Analysis{Items: []Item{arbItem(statuteArb, statuteQuoteArb)}}),
+		reply(t, approve()),
+		reply(t, summary()),
+	)
+	rep, _ := runReview(t, model, store, nil)
+	if rep.Partial || len(rep.Items) != 1 || len(rep.Items[0].Citations) != 1 {
+		t.Fatalf("partial=%v items=%+v notices=%q", rep.Partial, rep.Items, rep.Notices)
+	}
+	reqs := model.Requests()
+	for _, i := range []int{1, 2} { // the tool loop: tools, no schema
+		if reqs[i].ResponseFormat != nil || len(reqs[i].Tools) != 2 {
+			t.Errorf("analyst request %d: response format %v, %d tools; want none and 2", i, reqs[i].ResponseFormat, len(reqs[i].Tools))
+		}
+	}
+	retry := reqs[3] // the schema-enforced retry: schema, no tools
+	if retry.ResponseFormat == nil || retry.ResponseFormat.Name != "Analysis" || len(retry.Tools) != 0 {
+		t.Errorf("retry request: response format %v, %d tools", retry.ResponseFormat, len(retry.Tools))
+	}
+	if last := retry.Messages[len(retry.Messages)-1]; last.Role != llm.RoleUser || !strings.Contains(last.Content, "not valid for the required JSON schema") {
+		t.Errorf("retry does not say what was wrong: %+v", last)
+	}
+}
