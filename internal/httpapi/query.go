@@ -79,6 +79,9 @@ func argsFromQuery(schema *schemaNode, q url.Values, skip ...string) (json.RawMe
 		if len(values) == 0 {
 			continue
 		}
+		if key == "" {
+			return nil, &tools.ArgError{Msg: "a query parameter has no name"}
+		}
 		target, node, err := lookupParam(schema, args, key)
 		if err != nil {
 			return nil, err
