@@ -110,7 +110,7 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 // waitFor polls a JavaScript condition.
 func waitFor(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
 		t.Fatalf("waiting for %s (%s): %v", what, expr, err)
 	}
 }
@@ -138,7 +138,7 @@ func TestBrowser(t *testing.T) {
 	if shots == "" {
 		shots = t.TempDir()
 	}
-	ctx := browser(t, 90*time.Second)
+	ctx := browser(t, 3*time.Minute)
 
 	// Dashboard.
 	must(t, ctx, "open the dashboard", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS(".counts")))
@@ -273,7 +273,7 @@ func TestBrowserWithoutModel(t *testing.T) {
 	s, _ := newTestServer(t, nil)
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
-	ctx := browser(t, 30*time.Second)
+	ctx := browser(t, time.Minute)
 	must(t, ctx, "open the chat", chromedp.Navigate(ts.URL+"/chat"), chromedp.WaitVisible(chromedp.ID("no-model")))
 	note, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("no-model")))
 	if err != nil || !strings.Contains(note, "contractgraph serve --model ollama:qwen2.5:7b") {
