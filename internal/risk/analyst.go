@@ -50,7 +50,8 @@ func (r *run) review(ctx context.Context, rep *Report, rules []Rule) ([]Item, er
 		}
 		round.Decision = dec.Decision
 		round.Problems = append(append([]string{}, problems...), dec.Problems...)
-		if dec.Decision == DecisionRewrite {
+		switch {
+		case dec.Decision == DecisionRewrite:
 			rewritten := dec.Items
 			round.Changes = describeChanges(items, rewritten)
 			items = rewritten
@@ -67,10 +68,10 @@ func (r *run) review(ctx context.Context, rep *Report, rules []Rule) ([]Item, er
 				return items, nil
 			}
 			round.Problems = append(round.Problems, prefixAll("after rewrite: ", problems)...)
-		} else if dec.Decision == DecisionApprove && len(problems) == 0 {
+		case dec.Decision == DecisionApprove && len(problems) == 0:
 			rep.ReviewTrail = append(rep.ReviewTrail, round)
 			return items, nil
-		} else if dec.Decision == DecisionApprove {
+		case dec.Decision == DecisionApprove:
 			// The checks overrule a lenient reviewer.
 			round.Decision = DecisionFeedback
 			round.Problems = append(round.Problems, "automated checks failed, so the approval was overruled")
