@@ -237,3 +237,53 @@ func TestShutdownEndsOpenStreams(t *testing.T) {
 		t.Errorf("the stream did not end with done: %+v", events)
 	}
 }
+
+// slowAsker answers after a pause longer than the server's timeouts.
+type slowAsker struct{ pause time.Duration }
+
+func (a slowAsker) Run(ctx context.Context, history []llm.Message, question string, emit func(agent.Event)) (*agent.Answer, error) {
+	emit(agent.Event{Type: agent.EventToken, Token: "Thinking"})
+	select {
+	case <-time.After(a.pause):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	ans := &agent.Answer{Text: "Done."}
+	emit(agent.Event{Type: agent.EventAnswer, Answer: ans})
+	emit(agent.Event{Type: agent.EventDone})
+	return ans, nil
+}
+
+// TestStreamOutlivesServerTimeouts checks that an event stream is not cut
+// by the server's read and write timeouts.
+func TestStreamOutlivesServerTimeouts(t *testing.T) {
+	s, _ := newTestServer(t, func(c *Config) {
+		c.Agent = slowAsker{pause: 1500 * time.Millisecond}
+		c.ReadTimeout, c.WriteTimeout = 300*time.Millisecond, 300*time.Millisecond
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Serve(ctx, ln)
+	resp, err := http.Post("http://"+ln.Addr().String()+"/api/ask", "application/json", strings.NewReader(`{"question":"q"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var names []string
+	for _, e := range readEvents(t, resp.Body) {
+		names = append(names, e.Name)
+	}
+	if diff := cmp.Diff([]string{"token", "answer", "done"}, names); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	// A plain request still works on the same server.
+	r2, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Body.Close()
+}

@@ -11,6 +11,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,6 +84,10 @@ type Config struct {
 	MaxUploadBytes int64
 	// AskTimeout bounds one agent run; default 5 minutes.
 	AskTimeout time.Duration
+	// ReadTimeout and WriteTimeout bound reading a request and writing a
+	// response (defaults 5 minutes and 2 minutes). Event streams lift both
+	// once the request body is read.
+	ReadTimeout, WriteTimeout time.Duration
 }
 
 // Defaults of Config's limits.
@@ -107,6 +112,8 @@ type Server struct {
 	maxBody      int64
 	maxUpload    int64
 	askTimeout   time.Duration
+	readTO       time.Duration
+	writeTO      time.Duration
 	pages        *web.Renderer
 	handler      http.Handler
 
@@ -145,6 +152,7 @@ func New(cfg Config) (*Server, error) {
 	if s.askTimeout <= 0 {
 		s.askTimeout = DefaultAskTimeout
 	}
+	s.readTO, s.writeTO = cmp.Or(cfg.ReadTimeout, defaultReadTimeout), cmp.Or(cfg.WriteTimeout, defaultWriteTimeout)
 	s.shutdown = make(chan struct{})
 	s.handler = s.middleware(s.routes())
 	return s, nil
@@ -219,12 +227,12 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Server timeouts. Event-stream handlers lift the read and write deadlines
 // for their own connection once the request body has been read.
 const (
-	readHeaderTimeout = 10 * time.Second
-	readTimeout       = 5 * time.Minute // long enough for a large upload
-	writeTimeout      = 2 * time.Minute
-	idleTimeout       = 2 * time.Minute
-	shutdownGrace     = 10 * time.Second
-	maxHeaderBytes    = 64 << 10
+	readHeaderTimeout   = 10 * time.Second
+	defaultReadTimeout  = 5 * time.Minute // long enough for a large upload
+	defaultWriteTimeout = 2 * time.Minute
+	idleTimeout         = 2 * time.Minute
+	shutdownGrace       = 10 * time.Second
+	maxHeaderBytes      = 64 << 10
 )
 
 // ErrTokenRequired is returned by Serve for a listener on a non-loopback
@@ -243,8 +251,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
+		ReadTimeout:       s.readTO,
+		WriteTimeout:      s.writeTO,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
