@@ -104,11 +104,17 @@ func (a *app) runRisk(ctx context.Context, args []string, f riskFlags) error {
 			deps.Statutes = ss
 		}
 	}
-	partial := 0
+	partial, failed := 0, 0
 	for _, arg := range args {
 		in, err := a.riskInput(ctx, store, arg)
 		if err != nil {
-			return err
+			if len(args) == 1 {
+				return err
+			}
+			// One bad argument does not stop a batch of contracts.
+			fmt.Fprintf(a.stderr, "risk %s: %v\n", arg, err)
+			failed++
+			continue
 		}
 		in.Jurisdiction, in.Batch = f.jurisdiction, f.batch
 		in.MaxIterations, in.Concurrency = f.maxIterations, f.concurrency
@@ -143,7 +149,7 @@ func (a *app) runRisk(ctx context.Context, args []string, f riskFlags) error {
 			}
 		}
 	}
-	if partial > 0 {
+	if partial > 0 || failed > 0 {
 		return silentExit(1)
 	}
 	return nil

@@ -353,10 +353,10 @@ func TestRiskBatchSeveralContracts(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "test-key")
 
 	out := filepath.Join(t.TempDir(), "reports")
-	_, errOut, code := runContractgraph(t, "", "--db", db, "--model", "openai:fake-model", "risk", c.ID, file,
+	_, errOut, code := runContractgraph(t, "", "--db", db, "--model", "openai:fake-model", "risk", c.ID, "no-such-contract", file,
 		"--batch", "--concurrency", "3", "--jurisdiction", "us", "--format", "json", "-o", out)
-	if code != 0 {
-		t.Fatalf("risk --batch exited %d: %s", code, errOut)
+	if code != 1 || !strings.Contains(errOut, `risk no-such-contract: "no-such-contract" is neither a file nor a stored contract id`) {
+		t.Fatalf("risk --batch with one bad id exited %d (want 1): %s", code, errOut)
 	}
 	store, err = sqlite.Open(db)
 	if err != nil {
