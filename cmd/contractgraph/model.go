@@ -70,7 +70,7 @@ func openProviderModel(ctx context.Context, n llm.ModelName, flag string) (llm.M
 	case "openai":
 		key := os.Getenv("OPENAI_API_KEY")
 		if key == "" && ep.url == openai.DefaultBaseURL {
-			return nil, fmt.Errorf("%w: model %s needs an API key: set OPENAI_API_KEY (or OPENAI_BASE_URL for an OpenAI-compatible server)", llm.ErrNoModel, n)
+			return nil, noModel("model %s needs an API key: set OPENAI_API_KEY (or OPENAI_BASE_URL for an OpenAI-compatible server)", n)
 		}
 		return openai.New(openai.Config{Model: n.Model, APIKey: key, BaseURL: ep.url, Timeout: modelCallTimeout})
 	case "ollama":
@@ -78,20 +78,20 @@ func openProviderModel(ctx context.Context, n llm.ModelName, flag string) (llm.M
 	case "azure":
 		key := os.Getenv("AZURE_OPENAI_API_KEY")
 		if key == "" || ep.url == "" {
-			return nil, fmt.Errorf("%w: model %s needs AZURE_OPENAI_ENDPOINT and AZURE_OPENAI_API_KEY to be set", llm.ErrNoModel, n)
+			return nil, noModel("model %s needs AZURE_OPENAI_ENDPOINT and AZURE_OPENAI_API_KEY to be set", n)
 		}
 		return openai.New(openai.Config{Name: "azure", Model: n.Model, APIKey: key, AzureEndpoint: ep.url,
 			AzureAPIVersion: envOr("OPENAI_API_VERSION", defaultAzureVersion), Timeout: modelCallTimeout})
 	case "anthropic":
 		key := os.Getenv("ANTHROPIC_API_KEY")
 		if key == "" {
-			return nil, fmt.Errorf("%w: model %s needs an API key: set ANTHROPIC_API_KEY", llm.ErrNoModel, n)
+			return nil, noModel("model %s needs an API key: set ANTHROPIC_API_KEY", n)
 		}
 		return anthropic.New(anthropic.Config{Model: n.Model, APIKey: key, BaseURL: ep.url, Timeout: modelCallTimeout})
 	case "gemini":
 		key := envOr("GEMINI_API_KEY", os.Getenv("GOOGLE_API_KEY"))
 		if key == "" {
-			return nil, fmt.Errorf("%w: model %s needs an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)", llm.ErrNoModel, n)
+			return nil, noModel("model %s needs an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)", n)
 		}
 		return gemini.New(ctx, gemini.Config{Model: n.Model, APIKey: key, BaseURL: ep.url, Timeout: modelCallTimeout})
 	}
@@ -145,6 +145,12 @@ func (a *app) explainModelError(err error) error {
 		return ex
 	}
 	return err
+}
+
+// noModel is a configuration gap stated as one sentence; it matches
+// llm.ErrNoModel.
+func noModel(format string, args ...any) error {
+	return &explainedError{msg: fmt.Sprintf(format, args...), err: llm.ErrNoModel}
 }
 
 // explainedError is a model failure restated as one sentence that says

@@ -138,3 +138,17 @@ func TestExplanationsKeepErrorsAndCapabilities(t *testing.T) {
 		t.Error("wrapper invented Embed")
 	}
 }
+
+func TestMissingKeysMatchErrNoModel(t *testing.T) {
+	for _, v := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AZURE_OPENAI_API_KEY"} {
+		t.Setenv(v, "")
+	}
+	for _, name := range []string{"", "openai:gpt-4o-mini", "azure:dep", "anthropic:claude-sonnet-4-5", "gemini:gemini-2.5-flash"} {
+		a := newApp(nil, io.Discard, io.Discard)
+		a.cfg.Model = name
+		_, err := a.openModel(context.Background())
+		if !errors.Is(err, llm.ErrNoModel) || strings.HasPrefix(err.Error(), "no model configured: model") {
+			t.Errorf("%q: err = %v, want a one-sentence ErrNoModel", name, err)
+		}
+	}
+}
