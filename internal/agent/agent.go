@@ -191,6 +191,7 @@ func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, stri
 	}
 	for step := 1; step <= maxSteps; step++ {
 		req := &llm.Request{Messages: msgs, Tools: r.defs, Temperature: r.a.Temperature}
+		r.log.Debug("model call", "step", step, "messages", len(msgs), "last", msgs[len(msgs)-1].Content)
 		resp, err := r.generate(ctx, req)
 		if err != nil {
 			return nil, "", fmt.Errorf("agent step %d: %w", step, err)

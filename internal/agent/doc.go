@@ -2,4 +2,18 @@
 // or calls the typed tools, tool results (or errors) go back to it, for at
 // most MaxSteps rounds, and the final answer cites only contracts the tools
 // returned. It emits typed events for the CLI, the HTTP API and the web app.
+//
+// The system prompt (prompts/system.tmpl) states today's date, requires
+// every fact to come from tool results, asks the model to say what is
+// missing, and to end with a "Sources:" line of contract ids. Citations are
+// the contracts recorded from tool results whose ids appear in that line or
+// in the answer; the line itself is replaced by the checked citations (see
+// citation.go). Tool errors, unknown tools and malformed JSON arguments are
+// returned to the model as tool results so it can correct itself; the calls
+// of one turn run concurrently and their results keep call order.
+//
+// In critic mode the question is first rewritten into an atomic one using
+// the conversation; after the first answer a critic (structured output)
+// lists what is missing as follow-up questions, which get a second tool
+// pass before the final answer. Only the final answer is streamed.
 package agent
