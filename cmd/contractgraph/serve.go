@@ -153,7 +153,11 @@ func (a *app) newHTTPServer(ctx context.Context, store graph.Store, opts serveOp
 		}
 		cfg.Ingester = ing
 	}
-	return httpapi.New(cfg)
+	srv, err := httpapi.New(cfg)
+	if errors.Is(err, httpapi.ErrBadCORSOrigin) {
+		return nil, usageError(fmt.Errorf("--cors-origin: %w", err))
+	}
+	return srv, err
 }
 
 // uploadIngester runs uploaded documents through the ingestion pipeline.

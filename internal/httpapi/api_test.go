@@ -519,3 +519,11 @@ func TestPartyNameCandidates(t *testing.T) {
 		}
 	}
 }
+
+func TestNewRejectsBadCORSOrigin(t *testing.T) {
+	for _, origin := range []string{"intranet.example.com", "https://app.example/path", "*"} {
+		if _, err := New(Config{Store: fixtureStore(t, 0), Tools: tools.New(nil, tools.Options{}), CORSOrigin: origin}); err == nil {
+			t.Errorf("CORS origin %q accepted", origin)
+		}
+	}
+}

@@ -158,9 +158,8 @@ func loopbackHost(hostport string) bool {
 func (s *Server) crossOriginProtection(next http.Handler) http.Handler {
 	p := http.NewCrossOriginProtection()
 	if s.corsOrigin != "" {
-		if err := p.AddTrustedOrigin(s.corsOrigin); err != nil {
-			s.log.Warn("ignoring invalid CORS origin", slog.String("origin", s.corsOrigin), slog.Any("err", err))
-		}
+		// New has checked the origin.
+		_ = p.AddTrustedOrigin(s.corsOrigin)
 	}
 	p.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, &apiError{Code: codeForbidden, Message: "cross-origin request refused"})

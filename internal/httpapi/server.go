@@ -128,6 +128,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Store == nil || cfg.Tools == nil {
 		return nil, errors.New("httpapi: Store and Tools are required")
 	}
+	if cfg.CORSOrigin != "" {
+		if err := http.NewCrossOriginProtection().AddTrustedOrigin(cfg.CORSOrigin); err != nil {
+			return nil, fmt.Errorf("%w %q: want scheme://host[:port], e.g. https://intranet.example.com", ErrBadCORSOrigin, cfg.CORSOrigin)
+		}
+	}
 	pages, err := web.NewRenderer()
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: %w", err)
@@ -234,6 +239,10 @@ const (
 	shutdownGrace       = 10 * time.Second
 	maxHeaderBytes      = 64 << 10
 )
+
+// ErrBadCORSOrigin is returned by New for a CORS origin that is not a
+// bare scheme://host[:port].
+var ErrBadCORSOrigin = errors.New("invalid CORS origin")
 
 // ErrTokenRequired is returned by Serve for a listener on a non-loopback
 // address when no token is configured.
