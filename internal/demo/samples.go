@@ -1,7 +1,3 @@
-// Package demo ships the data of `contractgraph demo`: a handful of short
-// sample contracts written for this project, with full text and clause spans,
-// a builder that loads them together with a generated corpus into a store,
-// and a guided tour of questions answered by the typed tools.
 package demo
 
 import (
