@@ -51,6 +51,21 @@ func clauseContexts(rep *Report) []clauseContext {
 	return out
 }
 
+// riskProfile counts the items per risk level, e.g. "2 High · 1 Medium · 0 Low".
+func riskProfile(items []ReportItem) string {
+	parts := make([]string, len(levels))
+	for i, l := range levels {
+		n := 0
+		for _, it := range items {
+			if it.RiskLevel == l {
+				n++
+			}
+		}
+		parts[i] = fmt.Sprintf("%d %s", n, l)
+	}
+	return strings.Join(parts, " · ")
+}
+
 // runeStart moves i back to the start of the rune it falls in.
 func runeStart(s string, i int) int {
 	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
@@ -66,6 +81,7 @@ var htmlReportSource string
 var htmlReport = template.Must(template.New("report").Funcs(template.FuncMap{
 	"clip":      clip,
 	"hasPrefix": strings.HasPrefix,
+	"profile":   riskProfile,
 }).Parse(htmlReportSource))
 
 // WriteHTML writes the report as one self-contained, printable HTML page:
@@ -135,6 +151,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 	}
 
 	b.WriteString("## Risks\n\n")
+	fmt.Fprintf(&b, "%s\n\n", riskProfile(rep.Items))
 	if len(rep.Items) == 0 {
 		b.WriteString("No risk item was validated.\n\n")
 	} else {
