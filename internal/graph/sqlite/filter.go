@@ -101,7 +101,7 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 		case err == nil:
 			mask |= 1 << bit
 		case errors.Is(err, sql.ErrNoRows):
-			w.add("c.pk IN (SELECT contract_pk FROM clauses WHERE type = ? UNION ALL SELECT contract_pk FROM clauses WHERE grp = ?)", t, t)
+			w.add("EXISTS (SELECT 1 FROM clauses cl WHERE cl.contract_pk = c.pk AND (cl.type = ? OR cl.grp = ?))", t, t)
 		default:
 			return nil, fmt.Errorf("clause kind %q: %w", t, err)
 		}

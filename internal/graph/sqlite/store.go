@@ -92,10 +92,12 @@ func dsn(abs string, readOnly bool) string {
 	q.Add("_busy_timeout", "10000")
 	q.Add("_foreign_keys", "1")
 	q.Add("_pragma", "temp_store(memory)")
-	q.Add("_pragma", "cache_size(-32768)") // 32 MiB of page cache per connection
 	if readOnly {
+		q.Add("_pragma", "cache_size(-32768)") // 32 MiB of page cache per reader
 		q.Add("_query_only", "1")
 	} else {
+		// The writer's inserts land all over the indexes: give it more cache.
+		q.Add("_pragma", "cache_size(-131072)")
 		q.Add("_journal_mode", "WAL")
 		q.Add("_synchronous", "NORMAL")
 		q.Add("_txlock", "immediate")

@@ -25,10 +25,10 @@ CREATE TABLE contracts (
 -- Covers every column filters and metrics read, so that queries and
 -- groupings by contract type never touch the table.
 CREATE INDEX contracts_type ON contracts(contract_type, effective_date, end_date, total_amount, duration_days, governing_law_pk, clause_bits);
+-- The default order of contract_search. End dates, amounts and durations
+-- have no index of their own: a scan of this narrow table costs a few
+-- milliseconds at 100,000 contracts, less than the indexes cost each import.
 CREATE INDEX contracts_effective ON contracts(effective_date);
-CREATE INDEX contracts_end ON contracts(end_date);
-CREATE INDEX contracts_amount ON contracts(total_amount);
-CREATE INDEX contracts_duration ON contracts(duration_days);
 CREATE INDEX contracts_governing_law ON contracts(governing_law_pk);
 
 CREATE TABLE contract_details (
@@ -132,8 +132,9 @@ CREATE TABLE clauses (
     verified    INTEGER NOT NULL DEFAULT 0,
     UNIQUE (contract_pk, ord)
 );
+-- Clause filters read contracts.clause_bits; this index serves grouping by
+-- clause type.
 CREATE INDEX clauses_type ON clauses(type, contract_pk);
-CREATE INDEX clauses_group ON clauses(grp, contract_pk);
 
 -- HAS_CHUNK
 CREATE TABLE chunks (
