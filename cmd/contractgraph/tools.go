@@ -35,7 +35,10 @@ func newToolsCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List or call the typed query tools the agent, API and MCP server use",
-		Args:  cobra.NoArgs,
+		// Runnable, so that an unknown subcommand is a usage error rather
+		// than a help page with exit code 0.
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newToolsListCmd(a), newToolsCallCmd(a))
 	return cmd

@@ -235,6 +235,7 @@ func TestToolsCallErrors(t *testing.T) {
 		{"unknown store", []string{"--db", db, "--store", "postgres", "tools", "call", "contract_search"}, 2,
 			[]string{"postgres", "sqlite, neo4j"}},
 		{"no tool name", []string{"--db", db, "tools", "call"}, 2, []string{"arg"}},
+		{"unknown tools subcommand", []string{"--db", db, "tools", "run"}, 2, []string{"unknown command"}},
 		{"extra stats argument", []string{"--db", db, "stats", "everything"}, 2, []string{"unknown command"}},
 	}
 	for _, tt := range tests {
