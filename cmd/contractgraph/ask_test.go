@@ -588,3 +588,74 @@ func TestChatMultiTurn(t *testing.T) {
 		}
 	}
 }
+
+func TestAskCritic(t *testing.T) {
+	var mu sync.Mutex
+	var kinds []string
+	var lastUser []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := readJSON(t, r)
+		msgs := body["messages"].([]any)
+		last := msgs[len(msgs)-1].(map[string]any)
+		kind := "tools"
+		if rf, ok := body["response_format"].(map[string]any); ok {
+			kind = rf["json_schema"].(map[string]any)["name"].(string)
+		} else if last["role"] == "tool" {
+			kind = "answer"
+		}
+		mu.Lock()
+		kinds = append(kinds, kind)
+		lastUser = append(lastUser, fmt.Sprint(last["content"]))
+		passes := strings.Count(strings.Join(kinds, " "), "answer")
+		mu.Unlock()
+		msg := map[string]any{"role": "assistant"}
+		switch kind {
+		case "rewritten":
+			msg["content"] = `{"question":"How many Sponsorship contracts are there, and when do they end?"}`
+		case "critique":
+			msg["content"] = `{"complete":false,"follow_ups":["When does the Festival Deal end?"]}`
+		case "tools":
+			args := `{"contract_type":"Sponsorship"}`
+			if passes == 1 {
+				args = `{"contract_id":"c09"}`
+				msg["tool_calls"] = []any{map[string]any{"id": "g", "type": "function", "function": map[string]any{"name": "get_contract", "arguments": args}}}
+			} else {
+				msg["tool_calls"] = []any{map[string]any{"id": "s", "type": "function", "function": map[string]any{"name": "contract_search", "arguments": args}}}
+			}
+		case "answer":
+			msg["content"] = fmt.Sprintf("Answer after pass %d: c08 and c09.\nSources: c08, c09", passes)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": "x", "object": "chat.completion", "created": 1, "model": "any",
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": "stop"}}})
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	stdout, stderr, code := runContractgraph(t, "", "--db", fixtureDB(t), "--model", "openai:any", "--json", "ask", "--critic", "--no-stream", "sponsorships and their end dates?")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if diff := cmp.Diff([]string{"rewritten", "tools", "answer", "critique", "tools", "answer"}, kinds); diff != "" {
+		t.Fatalf("model calls (-want +got):\n%s", diff)
+	}
+	if lastUser[1] != "How many Sponsorship contracts are there, and when do they end?" || !strings.Contains(lastUser[4], "When does the Festival Deal end?") {
+		t.Errorf("questions asked: %q", lastUser)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var ans agent.Event
+	if err := json.Unmarshal([]byte(lines[len(lines)-2]), &ans); err != nil || ans.Answer == nil {
+		t.Fatalf("answer line %q: %v", lines[len(lines)-2], err)
+	}
+	if !strings.HasPrefix(ans.Answer.Text, "Answer after pass 2") {
+		t.Errorf("final answer %q should come from the second pass", ans.Answer.Text)
+	}
+	var cited []string
+	for _, c := range ans.Answer.Citations {
+		if c.ClauseType == "" {
+			cited = append(cited, c.ContractID)
+		}
+	}
+	if diff := cmp.Diff([]string{"c08", "c09"}, cited); diff != "" {
+		t.Errorf("citations (-want +got):\n%s", diff)
+	}
+}
