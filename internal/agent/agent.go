@@ -141,11 +141,9 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 	msgs := append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, prior...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: asked})
 
-	_, r.stream = a.Model.(llm.Streamer)
-	r.stream = r.stream && !a.NoStream
-	if a.Critic {
-		r.stream = false // the first draft may be superseded
-	}
+	// In critic mode the first draft may be superseded, so only the final
+	// pass streams.
+	r.stream = a.canStream() && !a.Critic
 	msgs, text, err := r.pass(ctx, msgs)
 	if err != nil {
 		return nil, err
@@ -161,8 +159,7 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 				return nil, err
 			}
 			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: prompt})
-			_, r.stream = a.Model.(llm.Streamer)
-			r.stream = r.stream && !a.NoStream
+			r.stream = a.canStream()
 			if _, text, err = r.pass(ctx, msgs); err != nil {
 				return nil, err
 			}
@@ -173,6 +170,11 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 	body, cites := r.seen.cite(text)
 	usage := r.usage
 	return &Answer{Text: body, Citations: cites, Usage: &usage}, nil
+}
+
+func (a *Agent) canStream() bool {
+	_, ok := a.Model.(llm.Streamer)
+	return ok && !a.NoStream
 }
 
 func (a *Agent) now() time.Time {
@@ -199,15 +201,15 @@ func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, stri
 		r.usage = r.usage.Add(resp.Usage)
 		msg := resp.Message
 		msg.Role = llm.RoleAssistant
-		msgs = append(msgs, msg)
-		if len(msg.ToolCalls) == 0 {
-			r.log.Debug("agent answer", "step", step, "text", msg.Content)
-			return msgs, msg.Content, nil
-		}
 		for i := range msg.ToolCalls {
 			if msg.ToolCalls[i].ID == "" {
 				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", step, i)
 			}
+		}
+		msgs = append(msgs, msg)
+		if len(msg.ToolCalls) == 0 {
+			r.log.Debug("agent answer", "step", step, "text", msg.Content)
+			return msgs, msg.Content, nil
 		}
 		outcomes, err := r.runTools(ctx, msg.ToolCalls)
 		if err != nil {
