@@ -21,6 +21,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/httpapi"
 	"github.com/contractgraph/contractgraph/internal/ingest"
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/risk"
 )
 
 // serveOptions are the flags of serve; demo uses them too.
@@ -37,8 +38,8 @@ func newServeCmd(a *app) *cobra.Command {
 		Short: "Serve the web app, the HTTP API and streamed answers",
 		Long: "Serve the web app (dashboard, contracts browser, contract pages, graph view, chat, upload) and\n" +
 			"the JSON API (described at /api/openapi.json) until interrupted.\n\n" +
-			"The chat and the upload need a model (--model or CONTRACTGRAPH_MODEL); without one the server\n" +
-			"runs and the chat page says how to configure it. On an address other than loopback the\n" +
+			"The chat, the upload and the risk review need a model (--model or CONTRACTGRAPH_MODEL); without\n" +
+			"one the server runs and the chat page says how to configure it. On an address other than loopback the\n" +
 			"server requires a bearer token, taken from CONTRACTGRAPH_TOKEN, and refuses to start without one.",
 		Example: `  contractgraph serve
   contractgraph serve --model ollama:qwen2.5:7b --addr 127.0.0.1:9000
@@ -140,7 +141,7 @@ func (a *app) newHTTPServer(ctx context.Context, store graph.Store, opts serveOp
 	model, err := a.openModel(ctx)
 	switch {
 	case errors.Is(err, llm.ErrNoModel) && strings.TrimSpace(a.cfg.Model) == "":
-		fmt.Fprintln(a.stderr, "note: no chat model configured; the chat and the upload are off (set --model or CONTRACTGRAPH_MODEL)")
+		fmt.Fprintln(a.stderr, "note: no chat model configured; the chat, the upload and the risk review are off (set --model or CONTRACTGRAPH_MODEL)")
 	case err != nil:
 		return nil, usageError(err)
 	default:
@@ -152,6 +153,14 @@ func (a *app) newHTTPServer(ctx context.Context, store graph.Store, opts serveOp
 			return nil, err
 		}
 		cfg.Ingester = ing
+		// The risk review cites from the store's statutes (httpapi finds
+		// them); an embedding model makes its statute search hybrid.
+		cfg.Risk = &risk.Deps{Model: model, Log: a.log}
+		if strings.TrimSpace(a.cfg.EmbedModel) != "" {
+			if cfg.Risk.Embedder, err = a.openEmbedder(ctx); err != nil {
+				return nil, usageError(err)
+			}
+		}
 	}
 	srv, err := httpapi.New(cfg)
 	if errors.Is(err, httpapi.ErrBadCORSOrigin) {

@@ -26,6 +26,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/agent"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/risk"
 	"github.com/contractgraph/contractgraph/internal/tools"
 	"github.com/contractgraph/contractgraph/internal/web"
 )
@@ -63,6 +64,13 @@ type Config struct {
 	// the person asking (e.g. which server could not be reached and which
 	// variable moves it); it returns err itself when it has none.
 	ExplainError func(error) error
+	// Risk runs /api/risk/{id}: the risk pipeline's collaborators. Nil (or
+	// a nil Model) means no model is configured: /api/risk answers 503 and
+	// the risk page explains how to configure one. Clauses defaults to
+	// Store, Statutes to Store when it is a graph.StatuteStore, Log to Log.
+	Risk *risk.Deps
+	// RiskTimeout bounds one risk review; default DefaultRiskTimeout.
+	RiskTimeout time.Duration
 	// Ingester stores uploaded documents. Nil disables /api/ingest (503).
 	Ingester Ingester
 	// Log receives one line per request and every internal error. Nil
@@ -105,6 +113,8 @@ type Server struct {
 	modelName    string
 	explainError func(error) error
 	ingester     Ingester
+	risk         *risk.Deps
+	riskTimeout  time.Duration
 	log          *slog.Logger
 	now          func() time.Time
 	token        string
@@ -141,6 +151,7 @@ func New(cfg Config) (*Server, error) {
 		store: cfg.Store, tools: cfg.Tools, agent: cfg.Agent, modelName: cfg.ModelName, explainError: cfg.ExplainError, ingester: cfg.Ingester,
 		log: cfg.Log, now: cfg.Now, token: cfg.Token, corsOrigin: cfg.CORSOrigin,
 		maxBody: cfg.MaxBodyBytes, maxUpload: cfg.MaxUploadBytes, askTimeout: cfg.AskTimeout, pages: pages,
+		risk: cfg.Risk, riskTimeout: cmp.Or(cfg.RiskTimeout, DefaultRiskTimeout),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -183,11 +194,13 @@ func (s *Server) routeTable() []route {
 		{"GET", "/api/aggregate", s.handleAggregate},
 		{"POST", "/api/ask", s.handleAsk},
 		{"POST", "/api/ingest", s.handleIngest},
+		{"POST", "/api/risk/{id}", s.handleRisk},
 
 		{"GET", "/{$}", s.pageDashboard},
 		{"GET", "/contracts", s.pageContracts},
 		{"GET", "/contracts/{id}", s.pageContract},
 		{"GET", "/contracts/{id}/graph", s.pageContractGraph},
+		{"GET", "/contracts/{id}/risk", s.pageRisk},
 		{"GET", "/parties/{id}/graph", s.pagePartyGraph},
 		{"GET", "/chat", s.pageChat},
 		{"GET", "/upload", s.pageUpload},

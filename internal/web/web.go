@@ -40,9 +40,10 @@ const (
 	PageUpload    = "upload"
 	PageLogin     = "login"
 	PageError     = "error"
+	PageRisk      = "risk"
 )
 
-var pageNames = []string{PageDashboard, PageContracts, PageContract, PageGraph, PageChat, PageUpload, PageLogin, PageError}
+var pageNames = []string{PageDashboard, PageContracts, PageContract, PageGraph, PageChat, PageUpload, PageLogin, PageError, PageRisk}
 
 // Renderer renders the app's pages. It is safe for concurrent use.
 type Renderer struct {
@@ -283,6 +284,19 @@ type ChatPage struct {
 	ModelName       string
 }
 
+// RiskPage runs a contract's risk review: its script posts to APIURL,
+// shows the streamed progress and then the report.
+type RiskPage struct {
+	Base
+	ID              string // the contract's id
+	ContractTitle   string
+	HasText         bool // a contract without text cannot be reviewed
+	APIURL          string
+	ModelConfigured bool
+	ModelName       string
+	Jurisdictions   []Option // choices of the jurisdiction select; the first is the default
+}
+
 // UploadPage is the document upload page.
 type UploadPage struct {
 	Base
@@ -310,12 +324,16 @@ func ContractURL(id string) string { return "/contracts/" + url.PathEscape(id) }
 // ContractGraphURL is the graph page of a contract's neighbourhood.
 func ContractGraphURL(id string) string { return "/contracts/" + url.PathEscape(id) + "/graph" }
 
+// RiskURL is the risk review page of a contract.
+func RiskURL(id string) string { return "/contracts/" + url.PathEscape(id) + "/risk" }
+
 // PartyGraphURL is the graph page of a party and its contracts.
 func PartyGraphURL(id string) string { return "/parties/" + url.PathEscape(id) + "/graph" }
 
 var funcs = template.FuncMap{
 	"contractURL":      ContractURL,
 	"contractGraphURL": ContractGraphURL,
+	"riskURL":          RiskURL,
 	"partyGraphURL":    PartyGraphURL,
 	"add":              func(a, b int) int { return a + b },
 	"formValue":        func(q url.Values, key string) string { return q.Get(key) },
