@@ -100,6 +100,9 @@ func (a *app) runTurn(ctx context.Context, ag *agent.Agent, history []llm.Messag
 		if errors.Is(err, context.Canceled) {
 			return nil, err
 		}
+		if errors.Is(err, agent.ErrMaxSteps) {
+			return nil, fmt.Errorf("%w: ask a narrower question or raise --max-steps", err)
+		}
 		return nil, a.explainModelError(err)
 	}
 	return ans, nil

@@ -659,3 +659,18 @@ func TestAskCritic(t *testing.T) {
 		t.Errorf("citations (-want +got):\n%s", diff)
 	}
 }
+
+func TestAskMaxSteps(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": "x", "object": "chat.completion", "created": 1, "model": "any",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "tool_calls", "message": map[string]any{"role": "assistant",
+				"tool_calls": []any{map[string]any{"id": "c", "type": "function", "function": map[string]any{"name": "contract_search", "arguments": "{}"}}}}}}})
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	stdout, stderr, code := runContractgraph(t, "", "--db", fixtureDB(t), "--model", "openai:any", "ask", "--no-stream", "--max-steps", "2", "loop?")
+	if code != 1 || !strings.Contains(stderr, "raise --max-steps") || strings.Count(stdout, "→ contract_search") != 2 {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
