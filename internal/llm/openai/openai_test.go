@@ -474,3 +474,24 @@ func TestStreamingToolCallsWithoutDistinctIndexes(t *testing.T) {
 		t.Errorf("tool calls (-want +got):\n%s", diff)
 	}
 }
+
+func TestStreamInterruptedIsNotRetried(t *testing.T) {
+	broken := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"partial "},"finish_reason":null}]}`+"\n\n")
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler) // drop the connection mid-stream
+	}
+	f := newFake(t, broken, textReply("must not be requested"))
+	var got strings.Builder
+	_, err := newModel(t, f, nil).Stream(context.Background(), &llm.Request{}, func(d llm.Delta) error {
+		got.WriteString(d.Text)
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "stream interrupted") {
+		t.Fatalf("err = %v, want an interrupted stream", err)
+	}
+	if got.String() != "partial " || len(f.requests()) != 1 {
+		t.Errorf("received %q over %d requests; a stream that already delivered text must not be replayed", got.String(), len(f.requests()))
+	}
+}
