@@ -177,12 +177,12 @@ func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usa
 			return err
 		}
 		if len(resp.Embeddings) != len(texts) {
-			return fmt.Errorf("%s: embeddings: got %d vectors for %d texts", provider, len(resp.Embeddings), len(texts))
+			return &llm.APIError{Provider: provider, Kind: llm.ErrUnavailable, Message: fmt.Sprintf("embeddings: got %d vectors for %d texts", len(resp.Embeddings), len(texts))}
 		}
 		vecs = make([][]float32, len(texts))
 		for i, e := range resp.Embeddings {
 			if e == nil || len(e.Values) == 0 {
-				return fmt.Errorf("%s: embeddings: empty vector for text %d", provider, i)
+				return &llm.APIError{Provider: provider, Kind: llm.ErrUnavailable, Message: fmt.Sprintf("embeddings: empty vector for text %d", i)}
 			}
 			vecs[i] = e.Values
 		}
@@ -229,10 +229,6 @@ func (m *Model) classifyWith(err error, hdr *capturedHeader) error {
 			}
 		}
 		return out
-	}
-	var pe *llm.ParseError
-	if errors.As(err, &pe) || strings.HasPrefix(err.Error(), provider+":") {
-		return err
 	}
 	return &llm.APIError{Provider: provider, Kind: llm.ErrUnavailable, Err: err}
 }
@@ -410,9 +406,9 @@ func fromResponse(resp *genai.GenerateContentResponse, acc *llm.Response) (*llm.
 			return out, nil
 		}
 		if pf := resp.PromptFeedback; pf != nil && pf.BlockReason != "" {
-			return nil, fmt.Errorf("%s: %w: prompt blocked: %s", provider, llm.ErrBadRequest, pf.BlockReason)
+			return nil, &llm.APIError{Provider: provider, Kind: llm.ErrBadRequest, Message: "prompt blocked: " + string(pf.BlockReason)}
 		}
-		return nil, fmt.Errorf("%s: %w: reply has no candidates", provider, llm.ErrUnavailable)
+		return nil, &llm.APIError{Provider: provider, Kind: llm.ErrUnavailable, Message: "reply has no candidates"}
 	}
 	c := resp.Candidates[0]
 	out.FinishReason = string(c.FinishReason)

@@ -323,3 +323,18 @@ func TestNewValidates(t *testing.T) {
 		t.Errorf("no key: %v", err)
 	}
 }
+
+func TestBlockedPromptAndEmptyReply(t *testing.T) {
+	f := newFake(t,
+		reply(map[string]any{"promptFeedback": map[string]any{"blockReason": "SAFETY"}}),
+		reply(map[string]any{}), reply(map[string]any{}), reply(map[string]any{}),
+	)
+	m := newModel(t, f, nil)
+	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}}
+	if _, err := m.Generate(context.Background(), req); !errors.Is(err, llm.ErrBadRequest) || !strings.Contains(err.Error(), "prompt blocked: SAFETY") {
+		t.Errorf("blocked prompt: %v", err)
+	}
+	if _, err := m.Generate(context.Background(), req); !errors.Is(err, llm.ErrUnavailable) || len(f.requests()) != 4 {
+		t.Errorf("empty replies: %v after %d requests (want retried, 4 in all)", err, len(f.requests()))
+	}
+}
