@@ -14,6 +14,7 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/agent"
 	"github.com/contractgraph/contractgraph/internal/llm/llmtest"
+	"github.com/contractgraph/contractgraph/internal/risk"
 )
 
 // findChromium returns the browser the tests drive: $CONTRACTGRAPH_CHROMIUM,
@@ -289,4 +290,72 @@ func TestBrowserWithoutModel(t *testing.T) {
 	}
 	must(t, ctx, "activate the skip link", chromedp.KeyEvent("\r"))
 	waitFor(t, ctx, "focus on main", `document.activeElement && document.activeElement.id === 'main'`)
+}
+
+// TestBrowserRiskReview opens the risk review from a contract page, runs
+// it over the scripted model and 9 U.S.C., watches the stages arrive and
+// checks the rendered report: its table, the statute's official link and
+// the clause link that opens the span on the contract page.
+func TestBrowserRiskReview(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are slow; skipped with -short")
+	}
+	store := riskStore(t)
+	ts := riskServer(t, store, &risk.Deps{Model: scriptedRiskModel(t)})
+	shots := os.Getenv("CONTRACTGRAPH_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	ctx := browser(t, 2*time.Minute)
+
+	must(t, ctx, "open the risk page from the contract",
+		chromedp.Navigate(ts.URL+"/contracts/hooli-supply"),
+		chromedp.WaitVisible(chromedp.ID("risk-link")),
+		chromedp.Click(chromedp.ID("risk-link")),
+		chromedp.WaitVisible(chromedp.ID("risk-start")),
+	)
+	must(t, ctx, "start the review",
+		chromedp.SetValue(chromedp.ID("jurisdiction"), "us"),
+		chromedp.Click(chromedp.ID("risk-start")),
+	)
+	const report = `document.querySelector('.risk-report-host').shadowRoot`
+	waitFor(t, ctx, "the report table", `document.querySelector('.risk-report-host') !== null && `+report+`.querySelector('tbody tr') !== null`)
+
+	stages := eval[string](t, ctx, `document.getElementById('risk-stages').innerText`)
+	for _, want := range []string{"Risk rules", "Analysis", "Senior review (round 1)", "Citation check", "Executive summary", "Done"} {
+		if !strings.Contains(stages, want) {
+			t.Errorf("progress lacks %q:\n%s", want, stages)
+		}
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('#risk-stages li.finished').length`); n != 6 {
+		t.Errorf("%d stages shown finished, want 6:\n%s", n, stages)
+	}
+	if got := eval[string](t, ctx, `document.getElementById('risk-counts').textContent`); !strings.HasPrefix(got, "5 model calls · 1 tool call (statute_search 1)") {
+		t.Errorf("call counts = %q", got)
+	}
+	row := eval[string](t, ctx, report+`.querySelector('tbody tr').innerText`)
+	for _, want := range []string{"High", "9 U.S.C. § 2", riskClauseQuote, "Negotiate a carve-out"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("report row lacks %q:\n%s", want, row)
+		}
+	}
+	if href := eval[string](t, ctx, report+`.querySelector('tbody a[href^="https://uscode.house.gov"]').href`); !strings.Contains(href, "section2") {
+		t.Errorf("statute link = %q", href)
+	}
+	if got := eval[string](t, ctx, report+`.textContent`); !strings.Contains(got, "Executive summary") || !strings.Contains(got, "Acceptable after negotiating a court carve-out.") || !strings.Contains(got, "Round 1: approve") {
+		t.Errorf("report lacks the summary or the review trail")
+	}
+	if !eval[bool](t, ctx, `document.getElementById('risk-error').hidden`) {
+		t.Errorf("an error is shown: %s", eval[string](t, ctx, `document.getElementById('risk-error').textContent`))
+	}
+	screenshot(t, ctx, shots, "7-risk-review")
+
+	// The clause reference opens the span on the contract page.
+	must(t, ctx, "open the clause in the contract",
+		chromedp.Click(chromedp.JSPath(report+`.querySelector('tbody a[href^="/contracts/hooli-supply?span="]')`)),
+		chromedp.WaitVisible(chromedp.CSS(`mark#cited`)),
+	)
+	if got := eval[string](t, ctx, `document.querySelector('mark#cited').textContent`); got != riskClauseQuote {
+		t.Errorf("cited span = %q", got)
+	}
 }
