@@ -197,8 +197,9 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 		add("c.total_amount " + op + " " + p.add(m.Value))
 	}
 	for _, t := range f.ClauseTypes {
-		v := p.add(t)
-		add("EXISTS { MATCH (c)-[:HAS_CLAUSE]->(fc:Clause) WHERE fc.type = " + v + " OR fc.group = " + v + " }")
+		// clause_kinds holds the types and groups of the contract's clauses
+		// (see put.go): the same as a clause with type or group t existing.
+		add(p.add(t) + " IN c.clause_kinds")
 	}
 	if len(f.ContractIDs) > 0 {
 		add("c.id IN " + p.add(append([]string(nil), f.ContractIDs...)))

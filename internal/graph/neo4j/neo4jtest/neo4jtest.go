@@ -85,11 +85,21 @@ func Wipe(ctx context.Context, cfg neo4j.Config) error {
 	defer sess.Close(ctx)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
+	// Relationships first, then nodes, in small transactions: a party of
+	// a large benchmark graph has tens of thousands of relationships, too
+	// many to detach in one transaction of the test server's memory pool.
 	// CALL ... IN TRANSACTIONS needs an auto-commit transaction.
-	res, err := sess.Run(ctx, "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", nil)
-	if err != nil {
-		return err
+	for _, q := range []string{
+		"MATCH ()-[r]->() CALL (r) { DELETE r } IN TRANSACTIONS OF 5000 ROWS",
+		"MATCH (n) CALL (n) { DELETE n } IN TRANSACTIONS OF 5000 ROWS",
+	} {
+		res, err := sess.Run(ctx, q, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := res.Consume(ctx); err != nil {
+			return err
+		}
 	}
-	_, err = res.Consume(ctx)
-	return err
+	return nil
 }
