@@ -302,3 +302,39 @@ func TestClauseKindsBeyondBits(t *testing.T) {
 		}
 	}
 }
+
+// The same contract twice in one batch: the second version replaces the
+// first, including the full-text rows the batch has not indexed yet.
+func TestSameContractTwiceInOneBatch(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	v1 := &contract.Contract{ID: "dup", Summary: "first zebra version", Clauses: []contract.Clause{{Type: "Insurance", Summary: "zebra insurance"}}}
+	v2 := &contract.Contract{ID: "dup", Summary: "second yak version", Clauses: []contract.Clause{{Type: "Insurance", Summary: "yak insurance"}}}
+	out, err := s.PutContracts(ctx, []*contract.Contract{v1, v2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Status != graph.PutCreated || out[1].Status != graph.PutUpdated {
+		t.Fatalf("outcomes = %+v", out)
+	}
+	for word, want := range map[string]int{"zebra": 0, "yak": 1} {
+		r, err := s.SearchContracts(ctx, graph.ContractQuery{Filter: graph.Filter{SummarySearch: word}, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.TotalCount != want {
+			t.Errorf("summary search %q: %d, want %d", word, r.TotalCount, want)
+		}
+		h, err := s.SearchClauses(ctx, graph.ClauseQuery{Query: word, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h) != want {
+			t.Errorf("clause search %q: %d hits, want %d", word, len(h), want)
+		}
+	}
+	var n int
+	if err := s.rdb.QueryRow(`SELECT count(*) FROM passage_fts WHERE passage_fts MATCH 'insurance'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("indexed passages = %d (%v), want 1", n, err)
+	}
+}
