@@ -16,8 +16,8 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph"
 )
 
-// putBatch is how many contracts share one transaction.
-const putBatch = 1000
+// batchSize is how many contracts share one transaction.
+const batchSize = 1000
 
 // errRetrySlow aborts a batch written without savepoints because one
 // contract failed while being written.
@@ -41,8 +41,8 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 	preps := make([]*prepared, len(cs))
 	errs := make([]error, len(cs))
 	prepareAll(cs, preps, errs)
-	for start := 0; start < len(cs); start += putBatch {
-		end := min(start+putBatch, len(cs))
+	for start := 0; start < len(cs); start += batchSize {
+		end := min(start+batchSize, len(cs))
 		batch, err := s.putBatch(ctx, cs[start:end], preps[start:end], errs[start:end], false)
 		if errors.Is(err, errRetrySlow) {
 			batch, err = s.putBatch(ctx, cs[start:end], preps[start:end], errs[start:end], true)
