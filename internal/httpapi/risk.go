@@ -151,7 +151,13 @@ func (s *Server) handleRisk(w http.ResponseWriter, r *http.Request) {
 	}
 	in := risk.Input{Contract: c, Stored: true, Jurisdiction: req.Jurisdiction, Batch: req.Batch}
 	rep, err := risk.Run(ctx, deps, in, st.progress)
+	if r.Context().Err() != nil {
+		s.log.InfoContext(r.Context(), "risk review cancelled: the client went away", "contract", c.ID)
+		return
+	}
 	if rep != nil {
+		s.log.InfoContext(r.Context(), "risk review", "contract", c.ID, "mode", rep.Mode, "items", len(rep.Items),
+			"removed_citations", len(rep.RemovedCitations), "partial", rep.Partial, "model_calls", st.calls(), "elapsed", time.Since(st.start))
 		var html bytes.Buffer
 		base := web.ContractURL(c.ID)
 		herr := risk.WriteHTMLWith(&html, rep, risk.HTMLOptions{SpanURL: func(start, end int) string {
@@ -194,9 +200,9 @@ func (s *Server) decodeRiskRequest(w http.ResponseWriter, r *http.Request) (risk
 func (s *Server) riskErrorMessage(r *http.Request, err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Sprintf("the review took longer than %s and was stopped; the report above is partial", s.riskTimeout)
+		return fmt.Sprintf("the review took longer than %s and was stopped; the report is partial", s.riskTimeout)
 	case errors.Is(err, context.Canceled):
-		return "the review was cancelled; the report above is partial"
+		return "the review was cancelled; the report is partial"
 	}
 	return s.askErrorMessage(r, err)
 }
@@ -250,6 +256,13 @@ func (st *riskStream) sendStage(p risk.Progress, status string) {
 	// A failed write means the client is gone; the server then cancels
 	// the request context, which stops the review.
 	_ = st.sse.Send(riskEventStage, ev)
+}
+
+// calls is the number of model calls so far.
+func (st *riskStream) calls() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.modelCalls
 }
 
 // reply counts one model reply and reports the totals.

@@ -391,3 +391,71 @@ func TestRiskPage(t *testing.T) {
 		t.Errorf("risk page of an unknown contract: %d, want 404", status)
 	}
 }
+
+// batchModel answers each stage of a batch review from the request's
+// response format, so that concurrent passage calls may come in any order.
+type batchModel struct{}
+
+func (batchModel) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	var v any
+	switch name := req.ResponseFormat.Name; name {
+	case "RuleSet":
+		v = risk.RuleSet{ContractType: "Supply", Rules: []risk.Rule{
+			{ID: "R1", Title: "Mandatory arbitration", Severity: "High", Description: "Disputes must go to arbitration.", Keywords: []string{"arbitration", "dispute"}},
+			{ID: "R2", Title: "Delivery", Severity: "Low", Description: "Delivery obligations.", Keywords: []string{"deliver", "products"}},
+		}}
+	case "Analysis":
+		v = risk.Analysis{Items: []risk.Item{}, Notes: "nothing risky in this passage"}
+	case "Summary":
+		v = risk.Summary{CoreIssues: []string{}, Conclusion: "No risk found."}
+	default:
+		return nil, fmt.Errorf("unexpected response format %q", name)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: string(b)}, Usage: llm.Usage{InputTokens: 5, OutputTokens: 5}}, nil
+}
+
+func TestRiskBatchStreamsPassageProgress(t *testing.T) {
+	store := riskStore(t)
+	ts := riskServer(t, store, &risk.Deps{Model: batchModel{}})
+	resp := postRisk(t, context.Background(), ts.URL+"/api/risk/hooli-supply", `{"batch":true}`)
+	var batch []riskStageEvent
+	var report riskReportEvent
+	for _, ev := range readEvents(t, resp.Body) {
+		switch ev.Name {
+		case riskEventStage:
+			var st riskStageEvent
+			if err := json.Unmarshal([]byte(ev.Data), &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Stage == "batch" {
+				batch = append(batch, st)
+			}
+		case riskEventReport:
+			if err := json.Unmarshal([]byte(ev.Data), &report); err != nil {
+				t.Fatal(err)
+			}
+		case riskEventError:
+			t.Errorf("error event: %s", ev.Data)
+		}
+	}
+	if len(batch) < 3 {
+		t.Fatalf("batch stage events = %+v, want started, one progress per passage, finished", batch)
+	}
+	first, last := batch[0], batch[len(batch)-1]
+	total := first.Total
+	if first.Status != stageStarted || total < 1 || len(batch) != total+2 || last.Status != stageFinished {
+		t.Errorf("batch stage events = %+v", batch)
+	}
+	for i, ev := range batch[1 : len(batch)-1] {
+		if ev.Status != stageProgress || ev.Done != i+1 || ev.Total != total {
+			t.Errorf("passage event %d = %+v, want progress %d of %d", i, ev, i+1, total)
+		}
+	}
+	if report.Report == nil || report.Report.Mode != "batch" || report.Report.Partial || !strings.Contains(report.HTML, "Batch mode has no review loop.") {
+		t.Errorf("report = %+v", report.Report)
+	}
+}
