@@ -1,7 +1,7 @@
 // Package httpapi is ContractGraph's HTTP server: the JSON API over the typed
 // tools and the store, the agent's answers streamed as server-sent events,
-// document upload with streamed progress, the OpenAPI document, and the web
-// app's pages (rendered by package web).
+// document upload and the risk review with streamed progress, the OpenAPI
+// document, and the web app's pages (rendered by package web).
 //
 // Handlers are methods on Server, whose dependencies are fields set from
 // Config; routing is the standard library's ServeMux with method patterns;

@@ -5,7 +5,8 @@
 // The package renders; it does not fetch. The HTTP server (internal/httpapi)
 // loads data through the typed tools and the store, fills a page struct and
 // calls Renderer.Render. Pages work without JavaScript except the graph
-// canvas, the streamed chat and the upload progress, which need it.
+// canvas, the streamed chat, the upload progress and the risk review,
+// which need it.
 package web
 
 import (
