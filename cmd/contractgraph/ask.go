@@ -151,13 +151,14 @@ func (p *printer) token(s string) {
 		i := strings.IndexByte(s, '\n')
 		if i < 0 {
 			p.line.WriteString(s)
-			if !mayBeSourcesLine(p.line.String()) {
+			// Once part of a line is printed it cannot be a Sources line.
+			if p.midLine || !mayBeSourcesLine(p.line.String()) {
 				p.flushLine(false)
 			}
 			return
 		}
 		p.line.WriteString(s[:i])
-		if isSourcesLine(p.line.String()) {
+		if !p.midLine && isSourcesLine(p.line.String()) {
 			p.line.Reset() // dropped with its newline
 		} else {
 			p.flushLine(false)
@@ -173,7 +174,7 @@ func (p *printer) token(s string) {
 func (p *printer) flushLine(dropSources bool) {
 	held := p.line.String()
 	p.line.Reset()
-	if held == "" || (dropSources && isSourcesLine(held)) {
+	if held == "" || (dropSources && !p.midLine && isSourcesLine(held)) {
 		return
 	}
 	fmt.Fprint(p.w, held)

@@ -152,3 +152,32 @@ func TestMissingKeysMatchErrNoModel(t *testing.T) {
 		}
 	}
 }
+
+// The printed answer must not depend on how the stream was cut into tokens.
+func FuzzPrinterTokenSplit(f *testing.F) {
+	f.Add("Two.\nSources: c1, c2", 5)
+	f.Add("Source code.\n**Sources:** x\nmore", 3)
+	f.Fuzz(func(t *testing.T, text string, cut int) {
+		render := func(tokens ...string) string {
+			var b strings.Builder
+			p := &printer{w: &b}
+			for _, tok := range tokens {
+				p.event(agent.Event{Type: agent.EventToken, Token: tok})
+			}
+			p.event(agent.Event{Type: agent.EventAnswer, Answer: &agent.Answer{}})
+			return b.String()
+		}
+		if cut < 0 {
+			cut = -cut
+		}
+		if len(text) > 0 {
+			cut %= len(text) + 1
+		} else {
+			cut = 0
+		}
+		whole, split := render(text), render(text[:cut], text[cut:])
+		if whole != split {
+			t.Fatalf("text %q cut at %d printed\n%q\nbut whole\n%q", text, cut, split, whole)
+		}
+	})
+}
