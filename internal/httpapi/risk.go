@@ -95,8 +95,9 @@ type riskErrorEvent struct {
 
 // handleRisk runs the risk review of a stored contract and streams its
 // progress as server-sent events: stage and calls events while it runs,
-// then report (also for a partial report), error when the review failed
-// or was stopped, and always done last. Problems found before the stream
+// then report (also for a partial report), error when the review was
+// stopped or a stage failed (the report is then partial), and always done
+// last. Problems found before the stream
 // starts (no model, unknown contract, bad body) are JSON errors. When the
 // client disconnects the request context ends, and with it the review.
 func (s *Server) handleRisk(w http.ResponseWriter, r *http.Request) {
@@ -169,8 +170,13 @@ func (s *Server) handleRisk(w http.ResponseWriter, r *http.Request) {
 		}
 		_ = sse.Send(riskEventReport, riskReportEvent{Report: rep, HTML: html.String()})
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		_ = sse.Send(riskEventError, riskErrorEvent{Error: s.riskErrorMessage(r, err)})
+	case rep.Partial:
+		// Model failures end a stage early without an error; the report
+		// says why, and so does the stream.
+		_ = sse.Send(riskEventError, riskErrorEvent{Error: partialReasons(rep)})
 	}
 	_ = sse.Send(riskEventDone, struct{}{})
 }
@@ -205,6 +211,20 @@ func (s *Server) riskErrorMessage(r *http.Request, err error) string {
 		return "the review was cancelled; the report is partial"
 	}
 	return s.askErrorMessage(r, err)
+}
+
+// partialReasons is why a report is partial, from its notices.
+func partialReasons(rep *risk.Report) string {
+	var reasons []string
+	for _, n := range rep.Notices {
+		if r, ok := strings.CutPrefix(n, "Partial report: "); ok {
+			reasons = append(reasons, r)
+		}
+	}
+	if len(reasons) == 0 {
+		return "the review did not complete; the report is partial"
+	}
+	return "the review did not complete, the report is partial: " + strings.Join(reasons, " ")
 }
 
 // riskStream turns pipeline progress and model replies into events. The

@@ -459,3 +459,35 @@ func TestRiskBatchStreamsPassageProgress(t *testing.T) {
 		t.Errorf("report = %+v", report.Report)
 	}
 }
+
+func TestRiskModelFailureEndsWithPartialReportAndError(t *testing.T) {
+	store := riskStore(t)
+	model := llmtest.NewScripted(llmtest.Fail(fmt.Errorf("openai: %w", llm.ErrUnavailable)))
+	ts := riskServer(t, store, &risk.Deps{Model: model})
+	resp := postRisk(t, context.Background(), ts.URL+"/api/risk/hooli-supply", "")
+	var names []string
+	var errEv riskErrorEvent
+	var report riskReportEvent
+	for _, ev := range readEvents(t, resp.Body) {
+		names = append(names, ev.Name)
+		switch ev.Name {
+		case riskEventError:
+			if err := json.Unmarshal([]byte(ev.Data), &errEv); err != nil {
+				t.Fatal(err)
+			}
+		case riskEventReport:
+			if err := json.Unmarshal([]byte(ev.Data), &report); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n := len(names); n < 3 || names[n-3] != riskEventReport || names[n-2] != riskEventError || names[n-1] != riskEventDone {
+		t.Fatalf("events %v, want … report error done", names)
+	}
+	if want := "the report is partial: rule generation failed: openai: model unavailable"; !strings.Contains(errEv.Error, want) {
+		t.Errorf("error = %q, want it to contain %q", errEv.Error, want)
+	}
+	if report.Report == nil || !report.Report.Partial || len(report.Report.Items) != 0 {
+		t.Errorf("report = %+v, want a partial report without items", report.Report)
+	}
+}
