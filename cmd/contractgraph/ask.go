@@ -105,6 +105,9 @@ func (a *app) runTurn(ctx context.Context, ag *agent.Agent, history []llm.Messag
 		}
 		return nil, a.explainModelError(err)
 	}
+	if ans.Usage != nil && a.log != nil {
+		a.log.Debug("token usage", "input", ans.Usage.InputTokens, "output", ans.Usage.OutputTokens)
+	}
 	return ans, nil
 }
 
