@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -357,5 +358,42 @@ func TestBrowserRiskReview(t *testing.T) {
 	)
 	if got := eval[string](t, ctx, `document.querySelector('mark#cited').textContent`); got != riskClauseQuote {
 		t.Errorf("cited span = %q", got)
+	}
+}
+
+// TestBrowserRiskReviewStop stops a running review with the Stop button:
+// the page says so and the server cancels the model call in flight.
+func TestBrowserRiskReviewStop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are slow; skipped with -short")
+	}
+	store := riskStore(t)
+	model := &blockingModel{started: make(chan struct{}), ended: make(chan error, 1)}
+	ts := riskServer(t, store, &risk.Deps{Model: model})
+	ctx := browser(t, time.Minute)
+
+	must(t, ctx, "start the review",
+		chromedp.Navigate(ts.URL+"/contracts/hooli-supply/risk"),
+		chromedp.WaitVisible(chromedp.ID("risk-start")),
+		chromedp.Click(chromedp.ID("risk-start")),
+	)
+	waitFor(t, ctx, "the first stage", `document.querySelector('#risk-stages li[data-stage="rules"]') !== null`)
+	select {
+	case <-model.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the model was never called")
+	}
+	must(t, ctx, "stop the review", chromedp.Click(chromedp.ID("risk-stop")))
+	waitFor(t, ctx, "the stopped message", `document.getElementById('risk-error').textContent.startsWith('Stopped.')`)
+	select {
+	case err := <-model.ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("model call ended with %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("stopping in the browser did not cancel the review on the server")
+	}
+	if eval[bool](t, ctx, `document.getElementById('risk-start').disabled`) {
+		t.Error("the start button stays disabled after stopping")
 	}
 }
