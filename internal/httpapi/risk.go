@@ -97,9 +97,9 @@ type riskErrorEvent struct {
 // progress as server-sent events: stage and calls events while it runs,
 // then report (also for a partial report), error when the review was
 // stopped or a stage failed (the report is then partial), and always done
-// last. Problems found before the stream
-// starts (no model, unknown contract, bad body) are JSON errors. When the
-// client disconnects the request context ends, and with it the review.
+// last. Problems found before the stream starts (no model, unknown
+// contract, no text, bad body) are JSON errors. When the client
+// disconnects the request context ends, and with it the review.
 func (s *Server) handleRisk(w http.ResponseWriter, r *http.Request) {
 	if s.risk == nil || s.risk.Model == nil {
 		s.fail(w, r, llm.ErrNoModel)

@@ -79,6 +79,10 @@
   }
 
   function showReport(ev) {
+    if (!ev.html) {
+      fail("The report could not be rendered; the server log has the details.");
+      return;
+    }
     const doc = new DOMParser().parseFromString(ev.html, "text/html");
     const host = el("div", "risk-report-host");
     const root = host.attachShadow({ mode: "open" });
