@@ -294,7 +294,7 @@ func (m *Model) params(req *llm.Request) ([]*genai.Content, *genai.GenerateConte
 				id, sig := splitID(c.ID)
 				names[c.ID] = c.Name
 				p := genai.NewPartFromFunctionCall(c.Name, argsMap(c.Arguments))
-				p.FunctionCall.ID = id
+				p.FunctionCall.ID = wireID(id)
 				p.ThoughtSignature = sig
 				parts = append(parts, p)
 			}
@@ -310,7 +310,8 @@ func (m *Model) params(req *llm.Request) ([]*genai.Content, *genai.GenerateConte
 				return nil, nil, fmt.Errorf("%s: message %d: tool result for unknown call %q", provider, i, msg.ToolCallID)
 			}
 			p := genai.NewPartFromFunctionResponse(name, resultMap(msg.Content))
-			p.FunctionResponse.ID, _ = splitID(msg.ToolCallID)
+			id, _ := splitID(msg.ToolCallID)
+			p.FunctionResponse.ID = wireID(id)
 			add(genai.RoleUser, p)
 		default:
 			return nil, nil, fmt.Errorf("%s: message %d: unknown role %q", provider, i, msg.Role)
@@ -341,6 +342,17 @@ func (m *Model) params(req *llm.Request) ([]*genai.Content, *genai.GenerateConte
 		cfg.ResponseJsonSchema = schema
 	}
 	return contents, cfg, nil
+}
+
+// localIDPrefix marks call ids made up here because Gemini sent none;
+// they are not sent back, so the API only ever sees its own ids.
+const localIDPrefix = "local-call-"
+
+func wireID(id string) string {
+	if strings.HasPrefix(id, localIDPrefix) {
+		return ""
+	}
+	return id
 }
 
 // Tool call ids carry Gemini's thought signature, which must be sent back
@@ -428,7 +440,7 @@ func fromResponse(resp *genai.GenerateContentResponse, acc *llm.Response) (*llm.
 			}
 			id := p.FunctionCall.ID
 			if id == "" {
-				id = fmt.Sprintf("call_%d", offset+len(out.Message.ToolCalls))
+				id = fmt.Sprintf("%s%d", localIDPrefix, offset+len(out.Message.ToolCalls))
 			}
 			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{
 				ID: joinID(id, p.ThoughtSignature), Name: p.FunctionCall.Name, Arguments: args,

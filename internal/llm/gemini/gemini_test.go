@@ -125,7 +125,7 @@ func TestToolCallRoundTrip(t *testing.T) {
 	signed := call("contract_search", map[string]any{"contract_type": "Distributor"})
 	signed["thoughtSignature"] = "c2lnbmF0dXJl" // base64 "signature"
 	f := newFake(t,
-		reply(candidate("STOP", signed, call("get_contract", map[string]any{"contract_id": "c1"}))),
+		reply(candidate("STOP", signed, map[string]any{"functionCall": map[string]any{"id": "fc-7", "name": "get_contract", "args": map[string]any{"contract_id": "c1"}}})),
 		reply(candidate("STOP", text("Three distributor agreements."))),
 	)
 	m := newModel(t, f, nil)
@@ -171,12 +171,12 @@ func TestToolCallRoundTrip(t *testing.T) {
 	wantContents := []any{
 		map[string]any{"role": "user", "parts": []any{map[string]any{"text": "how many?"}}},
 		map[string]any{"role": "model", "parts": []any{
-			map[string]any{"functionCall": map[string]any{"id": "call_0", "name": "contract_search", "args": map[string]any{"contract_type": "Distributor"}}, "thoughtSignature": "c2lnbmF0dXJl"},
-			map[string]any{"functionCall": map[string]any{"id": "call_1", "name": "get_contract", "args": map[string]any{"contract_id": "c1"}}},
+			map[string]any{"functionCall": map[string]any{"name": "contract_search", "args": map[string]any{"contract_type": "Distributor"}}, "thoughtSignature": "c2lnbmF0dXJl"},
+			map[string]any{"functionCall": map[string]any{"id": "fc-7", "name": "get_contract", "args": map[string]any{"contract_id": "c1"}}},
 		}},
 		map[string]any{"role": "user", "parts": []any{
-			map[string]any{"functionResponse": map[string]any{"id": "call_0", "name": "contract_search", "response": map[string]any{"total_count": 3.0}}},
-			map[string]any{"functionResponse": map[string]any{"id": "call_1", "name": "get_contract", "response": map[string]any{"output": "not json"}}},
+			map[string]any{"functionResponse": map[string]any{"name": "contract_search", "response": map[string]any{"total_count": 3.0}}},
+			map[string]any{"functionResponse": map[string]any{"id": "fc-7", "name": "get_contract", "response": map[string]any{"output": "not json"}}},
 		}},
 	}
 	if diff := cmp.Diff(wantContents, reqs[1].Body["contents"]); diff != "" {
@@ -240,7 +240,7 @@ func TestStreaming(t *testing.T) {
 	if out.String() != "Checking now." || resp.Message.Content != "Checking now." {
 		t.Errorf("text %q / %q", out.String(), resp.Message.Content)
 	}
-	want := []llm.ToolCall{{ID: "call_0", Name: "contract_search", Arguments: json.RawMessage(`{"contract_type":"Distributor"}`)}}
+	want := []llm.ToolCall{{ID: "local-call-0", Name: "contract_search", Arguments: json.RawMessage(`{"contract_type":"Distributor"}`)}}
 	if diff := cmp.Diff(want, resp.Message.ToolCalls); diff != "" {
 		t.Errorf("tool calls (-want +got):\n%s", diff)
 	}
