@@ -171,7 +171,8 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 			p.add(contract.MatchKey(party)) + ") }")
 	}
 	if f.PartyCountry != "" {
-		add("EXISTS { MATCH (:Party)-[fr:PARTY_TO]->(c) WHERE fr.country = " + p.add(f.PartyCountry) + " }")
+		// party_countries holds the distinct PARTY_TO countries (see put.go).
+		add(p.add(f.PartyCountry) + " IN c.party_countries")
 	}
 	if f.GoverningLawCountry != "" {
 		add("EXISTS { MATCH (c)-[:HAS_GOVERNING_LAW]->(fl:Location) WHERE fl.country = " + p.add(f.GoverningLawCountry) + " }")
@@ -354,7 +355,7 @@ var groupings = map[string]grouping{
 	},
 	graph.GroupEndYear:             {key: "substring(c.end_date, 0, 4)"},
 	graph.GroupParty:               {pattern: "MATCH (gp:Party)-[:PARTY_TO]->(c)", key: "gp.name", multi: true},
-	graph.GroupPartyCountry:        {pattern: "MATCH (:Party)-[gr:PARTY_TO]->(c)", key: "gr.country", multi: true},
+	graph.GroupPartyCountry:        {pattern: "UNWIND c.party_countries AS pcountry", key: "pcountry"},
 	graph.GroupGoverningLawCountry: {pattern: "MATCH (c)-[:HAS_GOVERNING_LAW]->(gl:Location)", key: "gl.country"},
 	graph.GroupGoverningLawState:   {pattern: "MATCH (c)-[:HAS_GOVERNING_LAW]->(gl:Location)", key: "gl.state"},
 	graph.GroupClauseType:          {pattern: "MATCH (c)-[:HAS_CLAUSE]->(gcl:Clause)", key: "gcl.type", multi: true},

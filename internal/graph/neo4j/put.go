@@ -341,6 +341,19 @@ func (w *rows) add(p *prepared) {
 		distinct[k] = true
 	}
 	props["party_count"] = int64(len(distinct))
+	// party_countries, the distinct countries of the contract's parties,
+	// serves the party_country filter and grouping from one property.
+	var countries []any
+	seenCountries := map[string]bool{}
+	for _, pr := range c.Parties {
+		if pr.Location != nil && pr.Location.Country != "" && !seenCountries[pr.Location.Country] {
+			seenCountries[pr.Location.Country] = true
+			countries = append(countries, pr.Location.Country)
+		}
+	}
+	if len(countries) > 0 {
+		props["party_countries"] = countries
+	}
 	w.contracts = append(w.contracts, map[string]any{"props": props})
 
 	if c.GoverningLaw != nil {

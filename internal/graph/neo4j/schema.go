@@ -10,7 +10,7 @@ var (
 		"id", "title", "summary", "contract_type", "effective_date", "end_date", "duration", "duration_days",
 		"renewal_term", "notice_period", "total_amount", "currency", "scope", "source_path", "sha256",
 		"extracted_by", "extracted_at", "text", "content_hash", "party_count", "usage_input_tokens",
-		"usage_output_tokens", "evidence", "clause_kinds",
+		"usage_output_tokens", "evidence", "clause_kinds", "party_countries",
 		// Party
 		"name", "normalized_name", "aliases", "match_keys",
 		// Location
