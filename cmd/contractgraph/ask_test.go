@@ -429,6 +429,11 @@ func TestAskDoneWhen(t *testing.T) {
 				return map[string]string{"OPENAI_BASE_URL": u + "/v1", "OPENAI_API_KEY": ""}
 			},
 			serve: func(f *providerFake) http.HandlerFunc { return f.openAI }},
+		{name: "ollama streaming", model: "ollama:qwen2.5:7b", stream: true,
+			env: func(u string) map[string]string {
+				return map[string]string{"OLLAMA_HOST": u, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}
+			},
+			serve: func(f *providerFake) http.HandlerFunc { return f.openAI }},
 		{name: "anthropic", model: "anthropic:any", flags: []string{"--no-stream"},
 			env: func(u string) map[string]string {
 				return map[string]string{"ANTHROPIC_BASE_URL": u, "ANTHROPIC_API_KEY": "ak-test"}
