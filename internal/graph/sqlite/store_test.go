@@ -338,3 +338,42 @@ func TestSameContractTwiceInOneBatch(t *testing.T) {
 		t.Errorf("indexed passages = %d (%v), want 1", n, err)
 	}
 }
+
+// A clause search whose filter matches many contracts ranks all passages
+// and filters the best, looking deeper when the best belong to other
+// contracts; it must find the same passages as a narrow search would.
+func TestClauseSearchLooksDeeper(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	var cs []*contract.Contract
+	for i := range 300 { // strong matches, filtered out
+		cs = append(cs, &contract.Contract{ID: fmt.Sprintf("o%03d", i), ContractType: "Other",
+			Clauses: []contract.Clause{{Type: "Insurance", Summary: "omega omega omega"}}})
+	}
+	for i := range 250 { // weak matches, wanted
+		cs = append(cs, &contract.Contract{ID: fmt.Sprintf("s%03d", i), ContractType: "Supply",
+			Clauses: []contract.Clause{{Type: "Insurance", Summary: "omega is one word among many other words of this rather long clause"}}})
+	}
+	if _, err := s.PutContracts(ctx, cs); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.SearchClauses(ctx, graph.ClauseQuery{Query: "omega", Filter: graph.Filter{ContractType: "Supply"}, Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, h.ContractID)
+	}
+	// Equal scores: ties go by contract id.
+	if diff := cmp.Diff([]string{"s000", "s001", "s002", "s003", "s004"}, ids); diff != "" {
+		t.Fatalf("hits (-want +got):\n%s", diff)
+	}
+	narrow, err := s.SearchClauses(ctx, graph.ClauseQuery{Query: "omega", Filter: graph.Filter{ContractIDs: []string{"s000"}}, Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(narrow) != 1 || narrow[0] != hits[0] {
+		t.Errorf("narrow search = %+v, want %+v", narrow, hits[0])
+	}
+}
