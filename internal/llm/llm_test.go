@@ -315,3 +315,34 @@ func TestCallTimeout(t *testing.T) {
 		t.Errorf("message %q does not state the timeout", err)
 	}
 }
+
+func TestInvokeStreamIdleTimeout(t *testing.T) {
+	r := llm.Retry{MaxAttempts: 3, BaseDelay: time.Millisecond}
+	// Data that keeps coming is never cut off, however long it takes.
+	err := llm.InvokeStream(context.Background(), "p", r, 50*time.Millisecond, func(ctx context.Context, touch func()) error {
+		for range 6 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+				touch()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("steady stream: %v", err)
+	}
+	// A stall ends the attempt, without retries.
+	calls := 0
+	err = llm.InvokeStream(context.Background(), "p", r, 30*time.Millisecond, func(ctx context.Context, touch func()) error {
+		calls++
+		touch()
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	var ae *llm.APIError
+	if !errors.As(err, &ae) || ae.Timeout != 30*time.Millisecond || !errors.Is(err, context.DeadlineExceeded) || calls != 1 {
+		t.Errorf("stalled stream: err = %v after %d calls", err, calls)
+	}
+}

@@ -234,3 +234,26 @@ func Invoke(ctx context.Context, provider string, r Retry, timeout time.Duration
 		return CallTimeout(ctx, provider, timeout, fn)
 	})
 }
+
+// InvokeStream is Invoke for streamed calls: idle bounds the wait for the
+// first and each following piece of the stream rather than the whole call,
+// so a long answer that keeps arriving is never cut off. fn calls touch
+// whenever data arrives. A stall ends the attempt with an *APIError of
+// class ErrUnavailable with Timeout set (not retried).
+func InvokeStream(ctx context.Context, provider string, r Retry, idle time.Duration, fn func(ctx context.Context, touch func()) error) error {
+	return r.Do(ctx, func(ctx context.Context) error {
+		if idle <= 0 {
+			return fn(ctx, func() {})
+		}
+		cctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		timer := time.AfterFunc(idle, func() { cancel(errCallTimeout) })
+		defer timer.Stop()
+		err := fn(cctx, func() { timer.Reset(idle) })
+		if err != nil && ctx.Err() == nil && errors.Is(context.Cause(cctx), errCallTimeout) {
+			return &APIError{Provider: provider, Kind: ErrUnavailable, Timeout: idle,
+				Message: fmt.Sprintf("no data within %s", idle), Err: context.DeadlineExceeded}
+		}
+		return err
+	})
+}

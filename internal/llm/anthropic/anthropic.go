@@ -33,7 +33,8 @@ type Config struct {
 	Model   string // e.g. claude-sonnet-4-5
 	APIKey  string // required
 	BaseURL string // DefaultBaseURL when empty
-	// Timeout bounds each attempt; 2 minutes when zero, none when negative.
+	// Timeout bounds each attempt, and for streams the wait for each piece
+	// of the stream; 2 minutes when zero, none when negative.
 	Timeout time.Duration
 	// Retry is the backoff for 429, 5xx (including 529 overloaded) and
 	// connection failures; the SDK's own retries are disabled.
@@ -110,9 +111,9 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request, fn func(llm.Delta)
 		return nil, err
 	}
 	var out *llm.Response
-	err = llm.Invoke(ctx, provider, m.cfg.Retry, m.cfg.Timeout, func(ctx context.Context) error {
+	err = llm.InvokeStream(ctx, provider, m.cfg.Retry, m.cfg.Timeout, func(ctx context.Context, touch func()) error {
 		var err error
-		out, err = m.streamOnce(ctx, params, req.ResponseFormat, fn)
+		out, err = m.streamOnce(ctx, params, req.ResponseFormat, fn, touch)
 		return err
 	})
 	if err != nil {
@@ -121,7 +122,7 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request, fn func(llm.Delta)
 	return out, nil
 }
 
-func (m *Model) streamOnce(ctx context.Context, params sdk.MessageNewParams, rf *llm.ResponseFormat, fn func(llm.Delta) error) (*llm.Response, error) {
+func (m *Model) streamOnce(ctx context.Context, params sdk.MessageNewParams, rf *llm.ResponseFormat, fn func(llm.Delta) error, touch func()) (*llm.Response, error) {
 	stream := m.client.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
 	var (
@@ -131,6 +132,7 @@ func (m *Model) streamOnce(ctx context.Context, params sdk.MessageNewParams, rf 
 		nextTool int
 	)
 	for stream.Next() {
+		touch()
 		ev := stream.Current()
 		if err := acc.Accumulate(ev); err != nil {
 			return nil, llm.Permanent(fmt.Errorf("%s: %w: malformed stream: %v", provider, llm.ErrUnavailable, err))

@@ -32,7 +32,8 @@ type Config struct {
 	EmbeddingModel string // Embed's model; Model when empty
 	APIKey         string // required
 	BaseURL        string // DefaultBaseURL when empty
-	// Timeout bounds each attempt; 2 minutes when zero, none when negative.
+	// Timeout bounds each attempt, and for streams the wait for each piece
+	// of the stream; 2 minutes when zero, none when negative.
 	Timeout time.Duration
 	// Retry is the backoff for 429, 5xx and connection failures; the SDK's
 	// own retries stay off.
@@ -118,10 +119,11 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request, fn func(llm.Delta)
 		return nil, err
 	}
 	var out *llm.Response
-	err = m.invoke(ctx, func(ctx context.Context) error {
+	err = m.invokeStream(ctx, func(ctx context.Context, touch func()) error {
 		sent := false
 		acc := &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}}
 		for chunk, err := range m.client.Models.GenerateContentStream(ctx, m.cfg.Model, contents, cfg) {
+			touch()
 			if err != nil {
 				if sent {
 					return llm.Permanent(fmt.Errorf("stream interrupted: %w", m.classify(ctx, err)))
@@ -198,14 +200,25 @@ func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usa
 // errors with the response headers the transport captured.
 func (m *Model) invoke(ctx context.Context, fn func(ctx context.Context) error) error {
 	return llm.Invoke(ctx, provider, m.cfg.Retry, m.cfg.Timeout, func(ctx context.Context) error {
-		hdr := &capturedHeader{}
-		ctx = context.WithValue(ctx, headerKey{}, hdr)
-		err := fn(ctx)
-		if err == nil || llm.IsPermanent(err) {
-			return err
-		}
-		return m.classifyWith(err, hdr)
+		return m.attempt(ctx, fn)
 	})
+}
+
+// invokeStream is invoke with the timeout applied to each piece of a stream.
+func (m *Model) invokeStream(ctx context.Context, fn func(ctx context.Context, touch func()) error) error {
+	return llm.InvokeStream(ctx, provider, m.cfg.Retry, m.cfg.Timeout, func(ctx context.Context, touch func()) error {
+		return m.attempt(ctx, func(ctx context.Context) error { return fn(ctx, touch) })
+	})
+}
+
+func (m *Model) attempt(ctx context.Context, fn func(ctx context.Context) error) error {
+	hdr := &capturedHeader{}
+	ctx = context.WithValue(ctx, headerKey{}, hdr)
+	err := fn(ctx)
+	if err == nil || llm.IsPermanent(err) {
+		return err
+	}
+	return m.classifyWith(err, hdr)
 }
 
 func (m *Model) classify(ctx context.Context, err error) error {

@@ -42,7 +42,8 @@ type Config struct {
 	AzureAPIVersion string
 	// Name labels errors ("openai", "azure", "ollama"); "openai" when empty.
 	Name string
-	// Timeout bounds each attempt; 2 minutes when zero, none when negative.
+	// Timeout bounds each attempt, and for streams the wait for each piece
+	// of the stream; 2 minutes when zero, none when negative.
 	Timeout time.Duration
 	// Retry is the backoff policy for 429 and 5xx replies and connection
 	// failures; the SDK's own retries are disabled so all providers behave
@@ -144,9 +145,9 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request, fn func(llm.Delta)
 	}
 	params.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
 	var out *llm.Response
-	err = llm.Invoke(ctx, m.cfg.Name, m.cfg.Retry, m.cfg.Timeout, func(ctx context.Context) error {
+	err = llm.InvokeStream(ctx, m.cfg.Name, m.cfg.Retry, m.cfg.Timeout, func(ctx context.Context, touch func()) error {
 		var err error
-		out, err = m.streamOnce(ctx, params, fn)
+		out, err = m.streamOnce(ctx, params, fn, touch)
 		return err
 	})
 	if err != nil {
@@ -155,7 +156,7 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request, fn func(llm.Delta)
 	return out, nil
 }
 
-func (m *Model) streamOnce(ctx context.Context, params sdk.ChatCompletionNewParams, fn func(llm.Delta) error) (*llm.Response, error) {
+func (m *Model) streamOnce(ctx context.Context, params sdk.ChatCompletionNewParams, fn func(llm.Delta) error, touch func()) (*llm.Response, error) {
 	stream := m.client.Chat.Completions.NewStreaming(ctx, params)
 	defer stream.Close()
 	var (
@@ -164,6 +165,7 @@ func (m *Model) streamOnce(ctx context.Context, params sdk.ChatCompletionNewPara
 		resp = &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}}
 	)
 	for stream.Next() {
+		touch()
 		chunk := stream.Current()
 		if chunk.JSON.Usage.Valid() {
 			resp.Usage = llm.Usage{InputTokens: int(chunk.Usage.PromptTokens), OutputTokens: int(chunk.Usage.CompletionTokens)}

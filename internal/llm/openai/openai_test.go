@@ -495,3 +495,36 @@ func TestStreamInterruptedIsNotRetried(t *testing.T) {
 		t.Errorf("received %q over %d requests; a stream that already delivered text must not be replayed", got.String(), len(f.requests()))
 	}
 }
+
+func TestStreamTimeoutIsPerPiece(t *testing.T) {
+	chunk := func(text string) string {
+		return `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"` + text + `"},"finish_reason":null}]}`
+	}
+	slow := func(pause time.Duration, n int) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			for i := range n {
+				fmt.Fprintf(w, "data: %s\n\n", chunk(fmt.Sprint(i)))
+				w.(http.Flusher).Flush()
+				select {
+				case <-time.After(pause):
+				case <-r.Context().Done():
+					return
+				}
+			}
+			fmt.Fprint(w, "data: [DONE]\n\n")
+		}
+	}
+	// 8 pieces 40ms apart take longer than the 150ms timeout in all, but
+	// none waits longer than it.
+	f := newFake(t, slow(40*time.Millisecond, 8), slow(time.Second, 2))
+	m := newModel(t, f, func(c *openai.Config) { c.Timeout = 150 * time.Millisecond })
+	resp, err := m.Stream(context.Background(), &llm.Request{}, func(llm.Delta) error { return nil })
+	if err != nil || resp.Message.Content != "01234567" {
+		t.Fatalf("steady stream: %+v, %v", resp, err)
+	}
+	_, err = m.Stream(context.Background(), &llm.Request{}, func(llm.Delta) error { return nil })
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no data within 150ms") {
+		t.Errorf("stalled stream: %v", err)
+	}
+}
