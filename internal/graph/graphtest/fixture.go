@@ -66,8 +66,9 @@ func chunk(ord int, text, sub string) contract.Chunk {
 // suite's expectations are computed from by hand. Each call returns fresh
 // values. Notable features:
 //   - Acme appears as "Acme Corp." (c01, c08, c11), "ACME Corporation" (c02)
-//     and "Acme, Inc." (c03): one party with two aliases. Gamma ("Gamma Ltd",
-//     "Gamma Limited") and Delta ("Delta Inc", "Delta Inc.") likewise.
+//     and "Acme, Inc." (c03): one party with two aliases, shown as "ACME
+//     Corporation" (contract.PreferredName). Gamma ("Gamma Ltd", "Gamma
+//     Limited") and Delta ("Delta Inc", "Delta Inc.") likewise.
 //   - c09 names Iota Events twice (two roles, second spelling "IOTA EVENTS").
 //   - c10 has no dates, amount, parties or clauses (nulls in every ordering).
 //   - c05, c06 and c07 carry hostile and unicode party names.

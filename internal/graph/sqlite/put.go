@@ -188,6 +188,9 @@ var writeSQL = map[string]string{
 	"partyByAlias":   `SELECT p.pk, p.name FROM party_aliases a JOIN parties p ON p.pk = a.party_pk WHERE a.alias_key = ? ORDER BY p.pk LIMIT 1`,
 	"newParty":       `INSERT INTO parties(id, name, normalized_name, match_key) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO NOTHING RETURNING pk`,
 	"alias":          `INSERT INTO party_aliases(party_pk, alias, alias_key, match_key) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+	"ownAliases":     `SELECT alias FROM party_aliases WHERE party_pk = ? AND alias_key = ?`,
+	"dropAlias":      `DELETE FROM party_aliases WHERE party_pk = ? AND alias = ?`,
+	"renameParty":    `UPDATE parties SET name = ?, match_key = ? WHERE pk = ?`,
 	"insContract":    `INSERT INTO contracts(pk, id, contract_type, effective_date, end_date, duration_days, total_amount, governing_law_pk, party_count, clause_bits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"kindBit":        `SELECT bit FROM clause_kinds WHERE kind = ?`,
 	"kindCount":      `SELECT count(*) FROM clause_kinds`,
@@ -530,36 +533,45 @@ func (w *writer) kindBit(ctx context.Context, kind string) (int, error) {
 type cachedParty struct {
 	pk        int64
 	canonical string
+	// own is true when the party was found by its own key, so that the
+	// spelling may rename it; false when found through the alias key of a
+	// party merged into it.
+	own       bool
 	spellings map[string]bool // names known to be the canonical name or an alias
 }
 
 // party resolves a party name to a stored party: by its PartyKey, then by a
 // recorded alias key, else as a new party. A spelling that differs from the
-// party's canonical name is recorded as an alias.
+// party's canonical name is recorded as an alias; see addSpelling for how it
+// may become the canonical name.
 func (w *writer) party(ctx context.Context, name, key, matchKey string) (int64, error) {
 	if cp, ok := w.parties[key]; ok {
 		if !cp.spellings[name] {
-			if err := w.exec(ctx, "alias", cp.pk, name, key, matchKey); err != nil {
+			canonical, err := w.addSpelling(ctx, cp.pk, cp.own, cp.canonical, name, key, matchKey)
+			if err != nil {
 				return 0, err
 			}
+			cp.canonical = canonical
 			cp.spellings[name] = true
 		}
 		return cp.pk, nil
 	}
 	var pk int64
 	var canonical string
+	own := true
 	err := w.stmts["partyByKey"].QueryRowContext(ctx, key).Scan(&pk, &canonical)
 	if errors.Is(err, sql.ErrNoRows) {
+		own = false
 		err = w.stmts["partyByAlias"].QueryRowContext(ctx, key).Scan(&pk, &canonical)
 	}
 	switch {
 	case err == nil:
 		if name != canonical {
-			if err := w.exec(ctx, "alias", pk, name, key, matchKey); err != nil {
+			if canonical, err = w.addSpelling(ctx, pk, own, canonical, name, key, matchKey); err != nil {
 				return 0, err
 			}
 		}
-		w.remember(key, pk, canonical, name)
+		w.remember(key, pk, own, canonical, name)
 		return pk, nil
 	case !errors.Is(err, sql.ErrNoRows):
 		return 0, fmt.Errorf("resolve party: %w", err)
@@ -574,7 +586,7 @@ func (w *writer) party(ctx context.Context, name, key, matchKey string) (int64, 
 		}
 		err := w.stmts["newParty"].QueryRowContext(ctx, id, name, key, matchKey).Scan(&pk)
 		if err == nil {
-			w.remember(key, pk, name, name)
+			w.remember(key, pk, true, name, name)
 			return pk, nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
@@ -584,11 +596,61 @@ func (w *writer) party(ctx context.Context, name, key, matchKey string) (int64, 
 	return 0, fmt.Errorf("create party %q: no free id", name)
 }
 
-func (w *writer) remember(key string, pk int64, canonical, name string) {
+// addSpelling records name, a spelling of the party pk other than its
+// canonical name, and returns the party's canonical name afterwards. When
+// the party was found by its own key (own), the canonical name becomes
+// contract.PreferredName of the spellings sharing that key, so that it does
+// not depend on import order; a displaced name becomes an alias. Spellings
+// under other keys, which only merges bring, never rename the party: its
+// normalized_name stays the PartyKey of its name.
+func (w *writer) addSpelling(ctx context.Context, pk int64, own bool, canonical, name, key, matchKey string) (string, error) {
+	if err := w.exec(ctx, "alias", pk, name, key, matchKey); err != nil {
+		return "", err
+	}
+	if !own {
+		return canonical, nil
+	}
+	// Read every spelling under the key rather than comparing with the
+	// canonical name alone, so that a store written before names were
+	// chosen this way converges too.
+	rows, err := w.stmts["ownAliases"].QueryContext(ctx, pk, key)
+	if err != nil {
+		return "", fmt.Errorf("ownAliases: %w", err)
+	}
+	spellings := []string{canonical}
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			rows.Close()
+			return "", fmt.Errorf("ownAliases: %w", err)
+		}
+		spellings = append(spellings, a)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("ownAliases: %w", err)
+	}
+	best := contract.PreferredName(spellings)
+	if best == canonical {
+		return canonical, nil
+	}
+	if err := w.exec(ctx, "alias", pk, canonical, key, contract.MatchKey(canonical)); err != nil {
+		return "", err
+	}
+	if err := w.exec(ctx, "dropAlias", pk, best); err != nil {
+		return "", err
+	}
+	if err := w.exec(ctx, "renameParty", best, contract.MatchKey(best), pk); err != nil {
+		return "", err
+	}
+	return best, nil
+}
+
+func (w *writer) remember(key string, pk int64, own bool, canonical, name string) {
 	if w.parties == nil {
 		return
 	}
-	w.parties[key] = &cachedParty{pk: pk, canonical: canonical, spellings: map[string]bool{canonical: true, name: true}}
+	w.parties[key] = &cachedParty{pk: pk, canonical: canonical, own: own, spellings: map[string]bool{canonical: true, name: true}}
 }
 
 func (w *writer) location(ctx context.Context, l *contract.Location) (int64, error) {
