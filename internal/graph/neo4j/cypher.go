@@ -471,7 +471,8 @@ func compileParties(q graph.PartyQuery) (partySearch, error) {
 			where = " WHERE " + strings.Join(conds, " AND ")
 		}
 		return "MATCH (p:Party)" + where +
-			" WITH p, size(COLLECT { MATCH (p)-[:PARTY_TO]->(pc:Contract) RETURN DISTINCT pc.id }) AS n" +
+			// contract_count is kept by every write (see put.go).
+			" WITH p, coalesce(p.contract_count, 0) AS n" +
 			" WHERE n >= " + p.add(q.MinContracts), p
 	}
 	countCypher, pc := build()

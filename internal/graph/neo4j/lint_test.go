@@ -167,6 +167,10 @@ func TestCypherDump(t *testing.T) {
 		{"stale locations", staleLocationsCypher, ids},
 		{"orphan parties", orphanPartiesCypher, ids},
 		{"orphan locations", orphanLocationsCypher, ids},
+		{"party counts", partyCountsCypher, map[string]any{"rows": w.partyKeys}},
+		{"party names", partyNamesCypher, map[string]any{"keys": w.partyKeys}},
+		{"rename parties", renamePartiesCypher, map[string]any{"rows": []any{map[string]any{"key": "acme", "name": "Acme Inc", "aliases": []any{"ACME"}}}}},
+		{"old party counts", oldPartyCountsCypher, ids},
 		{"get contract", getContractCypher, map[string]any{"id": "c1"}},
 		{"contract ids", contractIDsCypher, map[string]any{"after": "", "limit": 256}},
 	} {

@@ -51,6 +51,16 @@ MERGE (p:Party {normalized_name: row.key})
 WITH p, row WHERE p.name <> row.name AND NOT row.name IN p.aliases
 SET p.aliases = p.aliases + row.name, p.match_keys = p.match_keys + row.match_key`
 
+	// partyNamesCypher reads the spellings of the parties a batch touched,
+	// and renamePartiesCypher applies the preferred one as the name.
+	partyNamesCypher = `UNWIND $keys AS key
+MATCH (p:Party {normalized_name: key})
+RETURN key, p.name AS name, p.aliases AS aliases`
+
+	renamePartiesCypher = `UNWIND $rows AS row
+MATCH (p:Party {normalized_name: row.key})
+SET p.name = row.name, p.aliases = row.aliases`
+
 	createContractsCypher = `UNWIND $rows AS row CREATE (c:Contract) SET c = row.props`
 
 	governingLawCypher = `UNWIND $rows AS row
@@ -83,6 +93,17 @@ DELETE h`
 	orphanPartiesCypher = `UNWIND $ids AS id
 MATCH (p:Party {id: id}) WHERE NOT EXISTS { (p)-[:PARTY_TO]->(:Contract) }
 DETACH DELETE p`
+
+	// partyCountsCypher and oldPartyCountsCypher keep Party.contract_count,
+	// the number of distinct contracts a party is party to, current for
+	// every party a batch touched, so that party_search need not count.
+	partyCountsCypher = `UNWIND $rows AS key
+MATCH (p:Party {normalized_name: key})
+SET p.contract_count = COUNT { MATCH (p)-[:PARTY_TO]->(pc:Contract) RETURN DISTINCT pc }`
+
+	oldPartyCountsCypher = `UNWIND $ids AS id
+MATCH (p:Party {id: id})
+SET p.contract_count = COUNT { MATCH (p)-[:PARTY_TO]->(pc:Contract) RETURN DISTINCT pc }`
 
 	orphanLocationsCypher = `UNWIND $ids AS id
 MATCH (l:Location {id: id})
@@ -240,6 +261,18 @@ func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*pre
 			oldLocations = append(oldLocations, asSlice(m["lids"])...)
 		}
 	}
+	if len(w.parties) > 0 {
+		res, err := tx.Run(ctx, mergePartiesCypher, map[string]any{"rows": w.parties})
+		if err == nil {
+			_, err = res.Consume(ctx)
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("write parties: %w", err)
+		}
+	}
+	if err := preferNames(ctx, tx, w.partyKeys); err != nil {
+		return nil, 0, err
+	}
 	for _, st := range []struct {
 		what   string
 		cypher string
@@ -247,7 +280,6 @@ func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*pre
 		list   []any
 	}{
 		{"locations", mergeLocationsCypher, "rows", w.locations},
-		{"parties", mergePartiesCypher, "rows", w.parties},
 		{"contracts", createContractsCypher, "rows", w.contracts},
 		{"governing law", governingLawCypher, "rows", w.governingLaw},
 		{"party roles", partyToCypher, "rows", w.roles},
@@ -258,6 +290,8 @@ func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*pre
 		{"stale party locations", staleLocationsCypher, "ids", oldParties},
 		{"unused parties", orphanPartiesCypher, "ids", oldParties},
 		{"unused locations", orphanLocationsCypher, "ids", oldLocations},
+		{"party contract counts", partyCountsCypher, "rows", w.partyKeys},
+		{"old party contract counts", oldPartyCountsCypher, "ids", oldParties},
 	} {
 		if len(st.list) == 0 {
 			continue
@@ -281,7 +315,8 @@ func asSlice(v any) []any {
 // rows are the UNWIND parameters of one batch.
 type rows struct {
 	locations, parties, contracts, governingLaw, roles, partyLocations, clauses, chunks []any
-	seenLocations, seenSpellings                                                        map[string]bool
+	partyKeys                                                                           []any
+	seenLocations, seenSpellings, seenKeys                                              map[string]bool
 	dims                                                                                int
 }
 
@@ -364,6 +399,13 @@ func (w *rows) add(p *prepared) {
 		// One row per spelling: the statement checks the stored aliases
 		// before any of its rows adds one, so a repeated spelling would be
 		// added twice.
+		if !w.seenKeys[key] {
+			if w.seenKeys == nil {
+				w.seenKeys = map[string]bool{}
+			}
+			w.seenKeys[key] = true
+			w.partyKeys = append(w.partyKeys, key)
+		}
 		if spelling := key + "\x00" + pr.Name; !w.seenSpellings[spelling] {
 			if w.seenSpellings == nil {
 				w.seenSpellings = map[string]bool{}
@@ -434,4 +476,46 @@ func setString(m map[string]any, k, v string) {
 	if v != "" {
 		m[k] = v
 	}
+}
+
+// preferNames names each party touched by the batch (keys are PartyKeys)
+// by contract.PreferredName of its spellings, as the embedded store does, so
+// that a party's name does not depend on the order contracts were imported
+// in; the displaced name becomes an alias.
+func preferNames(ctx context.Context, tx neo4j.ManagedTransaction, keys []any) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	recs, err := collect(ctx, tx, statement{Cypher: partyNamesCypher, Params: map[string]any{"keys": keys}})
+	if err != nil {
+		return fmt.Errorf("read party names: %w", err)
+	}
+	var renames []any
+	for _, r := range recs {
+		m := r.AsMap()
+		name := getString(m, "name")
+		spellings := append([]string{name}, getStrings(m, "aliases")...)
+		best := contract.PreferredName(spellings)
+		if best == name || best == "" {
+			continue
+		}
+		aliases := []any{}
+		for _, sp := range spellings {
+			if sp != best {
+				aliases = append(aliases, sp)
+			}
+		}
+		renames = append(renames, map[string]any{"key": getString(m, "key"), "name": best, "aliases": aliases})
+	}
+	if len(renames) == 0 {
+		return nil
+	}
+	res, err := tx.Run(ctx, renamePartiesCypher, map[string]any{"rows": renames})
+	if err == nil {
+		_, err = res.Consume(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("rename parties: %w", err)
+	}
+	return nil
 }

@@ -12,7 +12,7 @@ var (
 		"extracted_by", "extracted_at", "text", "content_hash", "party_count", "usage_input_tokens",
 		"usage_output_tokens", "evidence", "clause_kinds", "party_countries",
 		// Party
-		"name", "normalized_name", "aliases", "match_keys",
+		"name", "normalized_name", "aliases", "match_keys", "contract_count",
 		// Location
 		"country", "state", "city", "address",
 		// Clause and Chunk
