@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/importer"
+	"github.com/contractgraph/contractgraph/internal/resolve"
+	"github.com/contractgraph/contractgraph/internal/retrieve"
 )
 
 // importBatch is how many contracts are written per PutContracts call.
@@ -28,10 +31,13 @@ type importSummary struct {
 	Warnings  int      `json:"warnings"`
 	Failures  []string `json:"failures"`
 	Seconds   float64  `json:"seconds"`
+	// MergedParties counts parties entity resolution merged into others.
+	MergedParties int `json:"merged_parties,omitempty"`
 }
 
 func newImportCmd(a *app) *cobra.Command {
 	var textsDir string
+	var noResolve bool
 	cmd := &cobra.Command{
 		Use:   "import PATH...",
 		Short: "Import contracts from reference JSON, CUAD master_clauses.csv or ContractGraph JSONL",
@@ -63,6 +69,19 @@ func newImportCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if !noResolve && sum.Imported+sum.Updated > 0 {
+				rep, err := resolve.Run(ctx, store, resolve.Options{Logger: a.log})
+				switch {
+				case errors.Is(err, resolve.ErrUnsupported):
+					a.log.Info("entity resolution skipped", "reason", err)
+				case err != nil:
+					return err
+				default:
+					for _, m := range rep.Merges {
+						sum.MergedParties += len(m.Others)
+					}
+				}
+			}
 			if a.cfg.JSON {
 				enc := json.NewEncoder(a.stdout)
 				enc.SetIndent("", "  ")
@@ -81,6 +100,9 @@ func newImportCmd(a *app) *cobra.Command {
 					}
 				}
 				fmt.Fprintf(a.stdout, " in %.2fs\n", sum.Seconds)
+				if sum.MergedParties > 0 {
+					fmt.Fprintf(a.stdout, "entity resolution merged %d duplicate parties into others (--no-resolve skips it)\n", sum.MergedParties)
+				}
 			}
 			if sum.Failed > 0 {
 				return silentExit(1)
@@ -89,6 +111,7 @@ func newImportCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&textsDir, "texts", "", "directory of CUAD full_contract_txt files (default: full_contract_txt next to the CSV)")
+	cmd.Flags().BoolVar(&noResolve, "no-resolve", false, "skip entity resolution (merging duplicate parties) after the import")
 	return cmd
 }
 
@@ -139,6 +162,10 @@ func runImport(ctx context.Context, store graph.Store, paths []string, textsDir 
 					return nil
 				}
 				read.Add(1)
+				if c := r.Contract; c.Text != "" && len(c.Chunks) == 0 {
+					// Index the text for clause_search, as ingest does.
+					c.Chunks = retrieve.Chunk(c.Text, retrieve.ChunkOptions{})
+				}
 				batch = append(batch, importEvent{c: r.Contract, where: fmt.Sprintf("%s: record %d (id %q)", path, r.Index, r.Contract.ID)})
 				if contracts++; contracts >= importBatch {
 					return send()
