@@ -71,7 +71,14 @@ type ContractQuery struct {
 	OrderBy string
 	Desc    bool
 	Limit   int // 1..50
+	// Offset skips that many rows of the ordered result before the examples
+	// (0..MaxOffset), for paging; TotalCount still counts every match. The
+	// id tie-break makes consecutive pages neither repeat nor miss a row.
+	Offset int
 }
+
+// MaxOffset is the largest ContractQuery.Offset backends accept.
+const MaxOffset = 10000
 
 // ContractSummary is one example row of contract_search.
 type ContractSummary struct {

@@ -295,6 +295,9 @@ func compileContractSearch(q graph.ContractQuery) (contractSearch, error) {
 	if err != nil {
 		return contractSearch{}, err
 	}
+	if q.Offset < 0 || q.Offset > graph.MaxOffset {
+		return contractSearch{}, fmt.Errorf("offset %d out of range 0..%d", q.Offset, graph.MaxOffset)
+	}
 	orderBy, desc := q.OrderBy, q.Desc
 	if orderBy == "" {
 		orderBy, desc = graph.OrderEffectiveDate, true
@@ -314,11 +317,14 @@ func compileContractSearch(q graph.ContractQuery) (contractSearch, error) {
 	}
 	pe := params{}
 	fe, _ := compileFilter(pe, q.Filter, summaryAsSource)
-	lim := pe.add(n)
+	page := "LIMIT " + pe.add(n)
+	if q.Offset > 0 { // only when paging: first pages compile as before
+		page = "SKIP " + pe.add(q.Offset) + " " + page
+	}
 	return contractSearch{
 		count: statement{Cypher: fc.match() + " RETURN count(c) AS total", Params: pc},
 		examples: statement{Cypher: fe.match() +
-			" WITH c ORDER BY " + prop + " IS NULL, " + prop + " " + dir + ", c.id ASC LIMIT " + lim +
+			" WITH c ORDER BY " + prop + " IS NULL, " + prop + " " + dir + ", c.id ASC " + page +
 			" WITH collect(c) AS cs UNWIND range(0, size(cs) - 1) AS i WITH i, cs[i] AS c" +
 			" RETURN " + summaryProjection + " ORDER BY i", Params: pe},
 	}, nil

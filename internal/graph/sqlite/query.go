@@ -65,13 +65,16 @@ func (s *Store) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return fn(tx)
 }
 
-// SearchContracts counts the contracts matching q and returns the first
-// q.Limit of them in q's order (nulls last, then id ascending).
+// SearchContracts counts the contracts matching q and returns q.Limit of
+// them in q's order (nulls last, then id ascending), after skipping q.Offset.
 func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (graph.ContractResult, error) {
 	res := graph.ContractResult{Examples: []graph.ContractSummary{}}
 	n, err := limit(q.Limit, defaultContractLimit, maxContractLimit)
 	if err != nil {
 		return res, fmt.Errorf("search contracts: %w", err)
+	}
+	if q.Offset < 0 || q.Offset > graph.MaxOffset {
+		return res, fmt.Errorf("search contracts: offset %d out of range 0..%d", q.Offset, graph.MaxOffset)
 	}
 	orderBy := q.OrderBy
 	desc := q.Desc
@@ -96,13 +99,13 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM contracts c`+w.sql(), w.args...).Scan(&res.TotalCount); err != nil {
 			return fmt.Errorf("count: %w", err)
 		}
-		if res.TotalCount == 0 {
+		if res.TotalCount <= q.Offset {
 			return nil
 		}
 		// Sort the narrow contracts rows, then read the few examples whole.
 		var pks []int64
-		args := append(append([]any{}, w.args...), n)
-		err := eachRow(ctx, tx, `SELECT c.pk FROM contracts c`+w.sql()+` ORDER BY `+order+`, c.id ASC LIMIT ?`, args,
+		args := append(append([]any{}, w.args...), n, q.Offset)
+		err := eachRow(ctx, tx, `SELECT c.pk FROM contracts c`+w.sql()+` ORDER BY `+order+`, c.id ASC LIMIT ? OFFSET ?`, args,
 			func(r *sql.Rows) error {
 				var pk int64
 				if err := r.Scan(&pk); err != nil {
