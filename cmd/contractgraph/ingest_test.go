@@ -79,3 +79,21 @@ func TestRenderIngestBar(t *testing.T) {
 		t.Errorf("bar is %d columns wide", len([]rune(got)))
 	}
 }
+
+func TestImportResolvesParties(t *testing.T) {
+	ref := filepath.Join(sharedData(t), "data", "legal-tech-chat", "contract_data.json")
+	db := filepath.Join(t.TempDir(), "g.db")
+	out, errOut, code := runContractgraph(t, "", "--db", db, "import", ref)
+	if code != 0 || !strings.Contains(out, "\nentity resolution merged 5 duplicate parties into others") {
+		t.Fatalf("import: %d %q %q", code, out, errOut)
+	}
+	out, _, _ = runContractgraph(t, "", "--db", db, "tools", "call", "party_search", `{"name":"wately"}`)
+	if !strings.Contains(out, `"name":"A.B. Watley, Inc.","aliases":["AB Wately, Inc."]`) {
+		t.Errorf("merged spelling is not an alias of the canonical party: %s", out)
+	}
+	db2 := filepath.Join(t.TempDir(), "g2.db")
+	out, _, code = runContractgraph(t, "", "--db", db2, "import", "--no-resolve", ref)
+	if code != 0 || strings.Contains(out, "entity resolution") {
+		t.Errorf("--no-resolve: %d %q", code, out)
+	}
+}
