@@ -28,6 +28,7 @@ type ContractSearchInput struct {
 	OrderBy string `json:"order_by,omitempty" jsonschema:"Sort key of the examples. Contracts without a value for it come last."`
 	Order   string `json:"order,omitempty" jsonschema:"Sort direction: desc (default) or asc."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"How many example contracts to return. total_count always counts every match."`
+	Offset  int    `json:"offset,omitempty" jsonschema:"For paging: skip this many matching contracts, in the order above, before the examples. Default 0; max 10000."`
 }
 
 // ContractAggregateInput is the input of contract_aggregate.
@@ -67,6 +68,7 @@ func tuneContractSearch(s *jsonschema.Schema) {
 	setEnum(s, "order", orders)
 	setDefault(s, "order", "desc")
 	setRange(s, "limit", 1, maxContractLimit, defaultContractLimit)
+	setRange(s, "offset", 0, graph.MaxOffset, 0)
 }
 
 func tuneContractAggregate(s *jsonschema.Schema) {
@@ -113,6 +115,10 @@ func (s *Set) contractQuery(in ContractSearchInput) (graph.ContractQuery, error)
 	if q.Limit, err = parseLimit("limit", in.Limit, defaultContractLimit, maxContractLimit); err != nil {
 		return q, err
 	}
+	if in.Offset < 0 || in.Offset > graph.MaxOffset {
+		return q, &ArgError{Field: "offset", Msg: fmt.Sprintf("%d is out of range: give 0 to %d", in.Offset, graph.MaxOffset)}
+	}
+	q.Offset = in.Offset
 	return q, nil
 }
 

@@ -103,6 +103,11 @@ func TestContractSearchCompilesQuery(t *testing.T) {
 			},
 		},
 		{
+			name: "paging",
+			args: `{"limit":10,"offset":20}`,
+			want: graph.ContractQuery{Filter: graph.Filter{AsOf: "2026-03-14"}, OrderBy: "effective_date", Desc: true, Limit: 10, Offset: 20},
+		},
+		{
 			name: "state without country",
 			args: `{"governing_law_state":"delaware"}`,
 			want: graph.ContractQuery{Filter: graph.Filter{GoverningLawState: "DE", AsOf: "2026-03-14"}, OrderBy: "effective_date", Desc: true, Limit: 5},
@@ -238,6 +243,8 @@ func TestInvalidArguments(t *testing.T) {
 		{NameContractSearch, `{"limit":51}`, "limit", "1 to 50", ""},
 		{NameContractSearch, `{"limit":-1}`, "limit", "1 to 50", ""},
 		{NameContractSearch, `{"limit":"five"}`, "limit", "expected an integer", ""},
+		{NameContractSearch, `{"offset":-1}`, "offset", "0 to 10000", ""},
+		{NameContractSearch, `{"offset":10001}`, "offset", "0 to 10000", ""},
 		{NameContractSearch, `{"clause_types":["Force Majeure"]}`, "clause_types", `unknown clause type "Force Majeure"`, "Cap On Liability"},
 		{NameContractSearch, `{"clause_types":"Governing Law"}`, "clause_types", "expected an array", ""},
 		{NameContractSearch, `{"party_country":"Atlantis"}`, "party_country", "not a country", ""},
