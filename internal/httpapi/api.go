@@ -75,9 +75,9 @@ func (s *Server) handleSearchContracts(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, page)
 }
 
-// searchContracts runs contract_search for one page. When the tool takes an
-// offset argument the store pages natively; otherwise the page is cut from
-// the first maxPageSize matches, and offsets beyond them are refused.
+// searchContracts runs contract_search for one page: limit matches after
+// skipping offset (given directly or as a 1-based page), which the store
+// pages through natively up to graph.MaxOffset.
 func (s *Server) searchContracts(ctx context.Context, q url.Values, defLimit int) (contractPage, error) {
 	schema, err := toolSchema(s.tools, tools.NameContractSearch)
 	if err != nil {
@@ -99,8 +99,8 @@ func (s *Server) searchContracts(ctx context.Context, q url.Values, defLimit int
 			return contractPage{}, &tools.ArgError{Field: "page", Msg: "give offset or page, not both"}
 		}
 		p, err := intParam(q, "page", 1)
-		if err != nil || p < 1 {
-			return contractPage{}, &tools.ArgError{Field: "page", Msg: fmt.Sprintf("%q is not a page number (1, 2, …)", q.Get("page"))}
+		if err != nil || p < 1 || p > graph.MaxOffset/limit+1 {
+			return contractPage{}, &tools.ArgError{Field: "page", Msg: fmt.Sprintf("%q is not a page number (1 to %d at this limit)", q.Get("page"), graph.MaxOffset/limit+1)}
 		}
 		offset = (p - 1) * limit
 	}
@@ -112,16 +112,8 @@ func (s *Server) searchContracts(ctx context.Context, q url.Values, defLimit int
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return contractPage{}, fmt.Errorf("contracts query: %w", err)
 	}
-	native := nativePaging(schema)
-	if native {
-		args["offset"] = offset
-		args["limit"] = limit
-	} else {
-		if offset >= maxPageSize {
-			return contractPage{}, &tools.ArgError{Field: "offset", Msg: fmt.Sprintf("the list pages through the first %d matches only; narrow the filters to reach the others", maxPageSize)}
-		}
-		args["limit"] = min(offset+limit, maxPageSize)
-	}
+	args["offset"] = offset // out of range: the tool's error names the field
+	args["limit"] = limit
 	body, err := json.Marshal(args)
 	if err != nil {
 		return contractPage{}, fmt.Errorf("contracts query: %w", err)
@@ -135,19 +127,10 @@ func (s *Server) searchContracts(ctx context.Context, q url.Values, defLimit int
 		return contractPage{}, fmt.Errorf("decode contract_search result: %w", err)
 	}
 	examples := res.Examples
-	if !native {
-		examples = examples[min(offset, len(examples)):]
-	}
 	if examples == nil {
 		examples = []graph.ContractSummary{}
 	}
 	return contractPage{TotalCount: res.TotalCount, Offset: offset, Limit: limit, Examples: examples}, nil
-}
-
-// nativePaging reports whether contract_search takes an offset argument.
-func nativePaging(schema *schemaNode) bool {
-	_, ok := schema.Properties["offset"]
-	return ok
 }
 
 // handleAggregate is contract_aggregate with query parameters; it answers

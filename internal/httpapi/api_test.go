@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,9 @@ func TestAPIErrors(t *testing.T) {
 		{"repeated scalar", "GET", "/api/contracts?contract_type=Supply&contract_type=IP", "", "", 400, codeInvalidArgument, "contract_type"},
 		{"bad limit", "GET", "/api/contracts?limit=500", "", "", 400, codeInvalidArgument, "limit"},
 		{"offset and page", "GET", "/api/contracts?offset=5&page=2", "", "", 400, codeInvalidArgument, "page"},
+		{"offset too large", "GET", "/api/contracts?offset=10001", "", "", 400, codeInvalidArgument, "offset"},
+		{"negative offset", "GET", "/api/contracts?offset=-1", "", "", 400, codeInvalidArgument, "offset"},
+		{"page too large", "GET", "/api/contracts?limit=10&page=1002", "", "", 400, codeInvalidArgument, "page"},
 		{"bad group_by", "GET", "/api/aggregate?group_by=colour", "", "", 400, codeInvalidArgument, "group_by"},
 		{"unknown API route", "GET", "/api/nothing-here", "", "", 404, codeNotFound, ""},
 		{"wrong method", "DELETE", "/api/contracts/acme-distribution", "", "", 405, "method_not_allowed", ""},
@@ -184,14 +188,26 @@ func TestSearchContracts(t *testing.T) {
 		if diff := cmp.Diff(ids(p), ids(get(t, "/api/contracts?contract_type=Hosting&order_by=end_date&limit=20&page=2"))); diff != "" {
 			t.Errorf("page=2 differs from offset=20:\n%s", diff)
 		}
-		last := get(t, "/api/contracts?contract_type=Hosting&order_by=end_date&limit=20&offset=40")
-		schema, _ := toolSchema(set, tools.NameContractSearch)
-		if nativePaging(schema) {
-			if len(last.Examples) != 20 {
-				t.Errorf("native paging: last page has %d examples, want 20", len(last.Examples))
+		// Paging goes past the first 50 matches, contract_search's largest
+		// limit: pages of 20 cover all 60, each contract once.
+		seen := map[string]bool{}
+		for off := 0; off < 60; off += 20 {
+			pg := get(t, "/api/contracts?contract_type=Hosting&order_by=end_date&limit=20&offset="+strconv.Itoa(off))
+			if len(pg.Examples) != 20 {
+				t.Errorf("offset %d: %d examples, want 20", off, len(pg.Examples))
 			}
-		} else if len(last.Examples) != 10 {
-			t.Errorf("paging within the first 50: offset 40 has %d examples, want 10", len(last.Examples))
+			for _, id := range ids(pg) {
+				if seen[id] {
+					t.Errorf("offset %d: %s already on an earlier page", off, id)
+				}
+				seen[id] = true
+			}
+		}
+		if len(seen) != 60 {
+			t.Errorf("pages hold %d distinct contracts, want all 60", len(seen))
+		}
+		if pg := get(t, "/api/contracts?contract_type=Hosting&order_by=end_date&limit=20&page=4"); pg.TotalCount != 60 || len(pg.Examples) != 0 {
+			t.Errorf("page past the end = total %d with %d examples, want 60 and none", pg.TotalCount, len(pg.Examples))
 		}
 	})
 }

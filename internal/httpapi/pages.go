@@ -153,11 +153,6 @@ func (s *Server) pageContracts(w http.ResponseWriter, r *http.Request) {
 	default:
 		page.Result = graph.ContractResult{TotalCount: res.TotalCount, Examples: res.Examples}
 		page.Offset = res.Offset
-		schema, err := toolSchema(s.tools, tools.NameContractSearch)
-		if err != nil {
-			s.pageFail(w, r, err)
-			return
-		}
 		pageURL := func(offset int) string {
 			p := url.Values{}
 			for k, v := range q {
@@ -172,7 +167,7 @@ func (s *Server) pageContracts(w http.ResponseWriter, r *http.Request) {
 			page.PrevURL = pageURL(max(0, res.Offset-webPageSize))
 		}
 		next := res.Offset + len(res.Examples)
-		if next < res.TotalCount && (nativePaging(schema) || next < maxPageSize) {
+		if next < res.TotalCount && next <= graph.MaxOffset {
 			page.NextURL = pageURL(next)
 		}
 	}

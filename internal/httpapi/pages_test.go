@@ -44,7 +44,9 @@ func TestPages(t *testing.T) {
 		{"contracts first page", "/contracts?contract_type=Hosting&order_by=end_date", 200,
 			[]string{"60 contracts", "Showing 1–25 of 60", `href="/contracts?contract_type=Hosting&amp;offset=25&amp;order_by=end_date"`}, []string{"Previous"}},
 		{"contracts second page", "/contracts?contract_type=Hosting&order_by=end_date&offset=25", 200,
-			[]string{"Showing 26–50 of 60", "← Previous"}, nil},
+			[]string{"Showing 26–50 of 60", "← Previous", `href="/contracts?contract_type=Hosting&amp;offset=50&amp;order_by=end_date"`}, nil},
+		{"contracts past the first 50", "/contracts?contract_type=Hosting&order_by=end_date&offset=50", 200,
+			[]string{"Showing 51–60 of 60", `href="/contracts?contract_type=Hosting&amp;offset=25&amp;order_by=end_date"`}, []string{"Next →"}},
 		{"contract", "/contracts/acme-distribution", 200, []string{
 			"<h1>Acme Distribution Agreement</h1>",
 			`<mark id="clause-2" class="hl" title="Governing Law">This Agreement is governed by the laws of the State of New York.</mark>`,
