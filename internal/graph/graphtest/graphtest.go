@@ -325,7 +325,11 @@ func testSearchOffset(t *testing.T, s graph.Store) {
 	} {
 		all := search(t, s, graph.ContractQuery{Filter: tc.f, OrderBy: tc.order, Desc: tc.desc, Limit: 50})
 		for _, size := range []int{3, 5} {
-			t.Run(fmt.Sprintf("%s desc=%v page=%d", tc.order, tc.desc, size), func(t *testing.T) {
+			name := tc.order
+			if name == "" {
+				name = "default order, US law"
+			}
+			t.Run(fmt.Sprintf("%s desc=%v page=%d", name, tc.desc, size), func(t *testing.T) {
 				var paged []string
 				for off := 0; off < all.TotalCount+size; off += size {
 					r := search(t, s, graph.ContractQuery{Filter: tc.f, OrderBy: tc.order, Desc: tc.desc, Limit: size, Offset: off})
