@@ -2,7 +2,6 @@ package neo4j
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -150,9 +149,6 @@ func (s *Store) SchemaText(ctx context.Context) (string, error) {
 	}
 	return b.String(), nil
 }
-
-// ErrWrites is wrapped by Explain's error for a statement whose plan writes.
-var ErrWrites = errors.New("statement writes to the database")
 
 // Explain plans cypher without running it (EXPLAIN, in a read session) and
 // reports whether the plan only reads. A statement the database rejects
