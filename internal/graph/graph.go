@@ -246,7 +246,9 @@ type Store interface {
 	// PutContracts writes each contract atomically (all of its nodes and
 	// relationships or none), replacing any stored contract with the same id.
 	// Parties are merged by normalised name (and known aliases) across
-	// contracts. A contract identical to the stored one is PutUnchanged and
+	// contracts; a merged party is named by contract.PreferredName of its
+	// spellings, so that its name does not depend on the order contracts
+	// were put in, and its other spellings are its aliases. A contract identical to the stored one is PutUnchanged and
 	// nothing is written. One contract's failure does not stop the others;
 	// the returned error is only for failures of the store itself, such as a
 	// cancelled context or a closed database.
