@@ -229,6 +229,7 @@ func TestCypherDump(t *testing.T) {
 	// Every filter, ordering, grouping and metric.
 	f := everyFilter()
 	d.contract("contracts, every filter", graph.ContractQuery{Filter: f})
+	d.contract("contracts, second page", graph.ContractQuery{Filter: f, Offset: 5, Limit: 5})
 	for name := range orderProperties {
 		d.contract("contracts by "+name, graph.ContractQuery{Filter: graph.Filter{ContractType: "Service"}, OrderBy: name, Desc: true, Limit: 3})
 		d.contract("contracts by "+name+" asc", graph.ContractQuery{OrderBy: name, Limit: 3})
