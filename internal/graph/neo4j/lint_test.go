@@ -143,7 +143,7 @@ func TestCypherDump(t *testing.T) {
 		Clauses:  []contract.Clause{{Type: "Governing Law", Text: "Some", Start: 0, End: 4, Verified: true}},
 		Chunks:   []contract.Chunk{{Ord: 0, Text: "Some text", Start: 0, End: 9, Embedding: []float32{0.1, 0.2}}},
 		Evidence: []contract.Evidence{{Field: "title", Quote: "Some"}}}
-	p, err := prepare(c)
+	p, err := graph.Prepare(c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,10 +116,10 @@ DELETE l`
 // batches, each one managed write transaction of UNWIND statements that the
 // driver retries on transient errors. Should a batch fail otherwise, its
 // contracts are retried one by one so that only the faulty one fails.
-// Invalid contracts fail with a *FieldError and leave nothing behind. On a
+// Invalid contracts fail with a *graph.FieldError and leave nothing behind. On a
 // cancelled context the outcomes returned cover the committed batches only.
 func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]graph.PutOutcome, error) {
-	var batch []*prepared
+	var batch []*graph.Prepared
 	var batchIdx []int
 	ids := map[string]bool{}
 	size := 0
@@ -133,13 +133,13 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 			// Find the faulty contract: write each alone.
 			statuses = make([]graph.PutStatus, len(batch))
 			for i, p := range batch {
-				st, err := s.writeBatch(ctx, []*prepared{p})
+				st, err := s.writeBatch(ctx, []*graph.Prepared{p})
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
 				if err != nil {
-					outcomes[batchIdx[i]] = graph.PutOutcome{ID: p.c.ID, Status: graph.PutFailed,
-						Err: fmt.Errorf("contract %q: %w", p.c.ID, err)}
+					outcomes[batchIdx[i]] = graph.PutOutcome{ID: p.Contract.ID, Status: graph.PutFailed,
+						Err: fmt.Errorf("contract %q: %w", p.Contract.ID, err)}
 					statuses[i] = graph.PutFailed
 					continue
 				}
@@ -152,7 +152,7 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 		}
 		for i, p := range batch {
 			if statuses[i] != graph.PutFailed {
-				outcomes[batchIdx[i]] = graph.PutOutcome{ID: p.c.ID, Status: statuses[i]}
+				outcomes[batchIdx[i]] = graph.PutOutcome{ID: p.Contract.ID, Status: statuses[i]}
 			}
 		}
 		batch, batchIdx, size = batch[:0], batchIdx[:0], 0
@@ -161,7 +161,7 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 	}
 	done := 0 // outcomes[:done] are final
 	for i, c := range cs {
-		p, err := prepare(c)
+		p, err := graph.Prepare(c)
 		if err != nil {
 			id := ""
 			if c != nil {
@@ -172,7 +172,7 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 		}
 		// A repeated id starts a new batch, so that the later version
 		// replaces the earlier one exactly as two separate puts would.
-		if ids[p.c.ID] || len(batch) == putBatch || (size > 0 && size+len(p.c.Text) > putBatchBytes) {
+		if ids[p.Contract.ID] || len(batch) == putBatch || (size > 0 && size+len(p.Contract.Text) > putBatchBytes) {
 			if err := flush(); err != nil {
 				return outcomes[:done], fmt.Errorf("put contracts: %w", err)
 			}
@@ -180,8 +180,8 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 		}
 		batch = append(batch, p)
 		batchIdx = append(batchIdx, i)
-		ids[p.c.ID] = true
-		size += len(p.c.Text)
+		ids[p.Contract.ID] = true
+		size += len(p.Contract.Text)
 	}
 	if err := flush(); err != nil {
 		return outcomes[:done], fmt.Errorf("put contracts: %w", err)
@@ -191,7 +191,7 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 
 // writeBatch writes the batch in one transaction and returns each
 // contract's status.
-func (s *Store) writeBatch(ctx context.Context, batch []*prepared) ([]graph.PutStatus, error) {
+func (s *Store) writeBatch(ctx context.Context, batch []*graph.Prepared) ([]graph.PutStatus, error) {
 	var statuses []graph.PutStatus
 	dims := 0
 	err := s.tx(ctx, neo4j.AccessModeWrite, func(tx neo4j.ManagedTransaction) error {
@@ -214,10 +214,10 @@ func (s *Store) writeBatch(ctx context.Context, batch []*prepared) ([]graph.PutS
 // again on a transient failure, so it derives everything from the
 // transaction's view of the database. It returns the embedding dimension
 // when some chunk carries an embedding.
-func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*prepared) ([]graph.PutStatus, int, error) {
+func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*graph.Prepared) ([]graph.PutStatus, int, error) {
 	ids := make([]any, len(batch))
 	for i, p := range batch {
-		ids[i] = p.c.ID
+		ids[i] = p.Contract.ID
 	}
 	recs, err := collect(ctx, tx, statement{Cypher: lookupHashesCypher, Params: map[string]any{"ids": ids}})
 	if err != nil {
@@ -233,14 +233,14 @@ func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*pre
 	var w rows
 	var replaced []any
 	for i, p := range batch {
-		hash, exists := stored[p.c.ID]
+		hash, exists := stored[p.Contract.ID]
 		switch {
-		case exists && hash == p.hash:
+		case exists && hash == p.Hash:
 			statuses[i] = graph.PutUnchanged
 			continue
 		case exists:
 			statuses[i] = graph.PutUpdated
-			replaced = append(replaced, p.c.ID)
+			replaced = append(replaced, p.Contract.ID)
 		default:
 			statuses[i] = graph.PutCreated
 		}
@@ -321,7 +321,7 @@ type rows struct {
 }
 
 func (w *rows) location(l *contract.Location) string {
-	id := locationID(l)
+	id := graph.LocationID(l)
 	if w.seenLocations == nil {
 		w.seenLocations = map[string]bool{}
 	}
@@ -338,9 +338,9 @@ func (w *rows) location(l *contract.Location) string {
 }
 
 // add appends the rows that write p.
-func (w *rows) add(p *prepared) {
-	c := p.c
-	props := map[string]any{"id": c.ID, "content_hash": p.hash}
+func (w *rows) add(p *graph.Prepared) {
+	c := p.Contract
+	props := map[string]any{"id": c.ID, "content_hash": p.Hash}
 	setString(props, "title", c.Title)
 	setString(props, "summary", c.Summary)
 	setString(props, "contract_type", c.ContractType)
@@ -372,7 +372,7 @@ func (w *rows) add(p *prepared) {
 		props["evidence"] = string(b)
 	}
 	distinct := map[string]bool{}
-	for _, k := range p.keys {
+	for _, k := range p.Keys {
 		distinct[k] = true
 	}
 	props["party_count"] = int64(len(distinct))
@@ -395,7 +395,7 @@ func (w *rows) add(p *prepared) {
 		w.governingLaw = append(w.governingLaw, map[string]any{"contract_id": c.ID, "location_id": w.location(c.GoverningLaw)})
 	}
 	for i, pr := range c.Parties {
-		key := p.keys[i]
+		key := p.Keys[i]
 		// One row per spelling: the statement checks the stored aliases
 		// before any of its rows adds one, so a repeated spelling would be
 		// added twice.
@@ -412,7 +412,7 @@ func (w *rows) add(p *prepared) {
 			}
 			w.seenSpellings[spelling] = true
 			w.parties = append(w.parties, map[string]any{
-				"key": key, "id": partyID(key), "name": pr.Name, "match_key": p.matchKeys[i],
+				"key": key, "id": graph.PartyID(key), "name": pr.Name, "match_key": p.MatchKeys[i],
 			})
 		}
 		rp := map[string]any{"ord": int64(i), "name": pr.Name}

@@ -25,7 +25,7 @@ var errRetrySlow = errors.New("a contract failed mid-write")
 
 // PutContracts writes each contract atomically, replacing any stored
 // contract with the same id; see graph.Store. Invalid contracts fail with a
-// *FieldError and leave nothing behind. On a cancelled context the contracts
+// *graph.FieldError and leave nothing behind. On a cancelled context the contracts
 // of already committed batches stay written, and the outcomes returned
 // cover them only.
 //
@@ -38,7 +38,7 @@ var errRetrySlow = errors.New("a contract failed mid-write")
 func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]graph.PutOutcome, error) {
 	out := make([]graph.PutOutcome, 0, len(cs))
 	// Validation and hashing need no database: do them before taking the lock.
-	preps := make([]*prepared, len(cs))
+	preps := make([]*graph.Prepared, len(cs))
 	errs := make([]error, len(cs))
 	prepareAll(cs, preps, errs)
 	for start := 0; start < len(cs); start += batchSize {
@@ -62,11 +62,11 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 
 // prepareAll prepares cs into preps and errs, spreading large batches over
 // the available processors.
-func prepareAll(cs []*contract.Contract, preps []*prepared, errs []error) {
+func prepareAll(cs []*contract.Contract, preps []*graph.Prepared, errs []error) {
 	workers := runtime.GOMAXPROCS(0)
 	if len(cs) < 64 || workers < 2 {
 		for i, c := range cs {
-			preps[i], errs[i] = prepare(c)
+			preps[i], errs[i] = graph.Prepare(c)
 		}
 		return
 	}
@@ -74,7 +74,7 @@ func prepareAll(cs []*contract.Contract, preps []*prepared, errs []error) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(cs); i += workers {
-				preps[i], errs[i] = prepare(cs[i])
+				preps[i], errs[i] = graph.Prepare(cs[i])
 			}
 		})
 	}
@@ -84,7 +84,7 @@ func prepareAll(cs []*contract.Contract, preps []*prepared, errs []error) {
 // putBatch writes one batch in one transaction. With savepoints, each
 // contract is isolated and a failing one is reported and undone alone;
 // without, the first failing contract aborts the batch with errRetrySlow.
-func (s *Store) putBatch(ctx context.Context, cs []*contract.Contract, preps []*prepared, errs []error, savepoints bool) ([]graph.PutOutcome, error) {
+func (s *Store) putBatch(ctx context.Context, cs []*contract.Contract, preps []*graph.Prepared, errs []error, savepoints bool) ([]graph.PutOutcome, error) {
 	out := make([]graph.PutOutcome, 0, len(cs))
 	err := s.withWriteTx(ctx, func(tx *sql.Tx) error {
 		w, err := newWriter(ctx, tx, !savepoints)
@@ -304,19 +304,19 @@ func (w *writer) pks(ctx context.Context, name string, args ...any) ([]int64, er
 }
 
 // put writes one prepared contract, inside its own savepoint if asked.
-func (w *writer) put(ctx context.Context, p *prepared, savepoint bool) (graph.PutStatus, error) {
+func (w *writer) put(ctx context.Context, p *graph.Prepared, savepoint bool) (graph.PutStatus, error) {
 	var (
 		oldPK   int64
 		oldHash string
 		exists  = true
 	)
-	switch err := w.stmts["lookup"].QueryRowContext(ctx, p.c.ID).Scan(&oldPK, &oldHash); {
+	switch err := w.stmts["lookup"].QueryRowContext(ctx, p.Contract.ID).Scan(&oldPK, &oldHash); {
 	case errors.Is(err, sql.ErrNoRows):
 		exists = false
 	case err != nil:
 		return "", fmt.Errorf("lookup: %w", err)
 	}
-	if exists && oldHash == p.hash {
+	if exists && oldHash == p.Hash {
 		return graph.PutUnchanged, nil
 	}
 	if !savepoint {
@@ -346,8 +346,8 @@ func status(existed bool) graph.PutStatus {
 	return graph.PutCreated
 }
 
-func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int64) error {
-	c := p.c
+func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldPK int64) error {
+	c := p.Contract
 	var pk any // nil lets SQLite choose a new rowid
 	var oldParties, oldLocations []int64
 	if exists {
@@ -377,7 +377,7 @@ func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int6
 	partyPKs := make([]int64, len(c.Parties))
 	distinct := map[int64]bool{}
 	for i, pr := range c.Parties {
-		v, err := w.party(ctx, pr.Name, p.keys[i], p.matchKeys[i])
+		v, err := w.party(ctx, pr.Name, p.Keys[i], p.MatchKeys[i])
 		if err != nil {
 			return fmt.Errorf("parties[%d]: %w", i, err)
 		}
@@ -417,7 +417,7 @@ func (w *writer) write(ctx context.Context, p *prepared, exists bool, oldPK int6
 	}
 	err = w.exec(ctx, "insDetails", newPK, null(c.Title), null(c.Summary), null(c.Scope), null(c.Duration),
 		null(c.RenewalTerm), null(c.NoticePeriod), null(c.Currency), null(c.SourcePath), null(c.SHA256),
-		null(c.ExtractedBy), null(c.ExtractedAt), inTok, outTok, p.hash)
+		null(c.ExtractedBy), null(c.ExtractedAt), inTok, outTok, p.Hash)
 	if err != nil {
 		return err
 	}
@@ -578,7 +578,7 @@ func (w *writer) party(ctx context.Context, name, key, matchKey string) (int64, 
 	}
 	// A new party. Its id is derived from the key; should another party
 	// already hold that id (one merged or renamed after creation), number it.
-	base := partyID(key)
+	base := graph.PartyID(key)
 	for n := 1; n <= 100; n++ {
 		id := base
 		if n > 1 {

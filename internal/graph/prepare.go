@@ -1,4 +1,4 @@
-package sqlite
+package graph
 
 import (
 	"crypto/sha256"
@@ -15,30 +15,33 @@ import (
 	"github.com/contractgraph/contractgraph/internal/contract"
 )
 
-// maxIDLen bounds contract ids, which appear in every answer and URL.
-const maxIDLen = 512
+// MaxIDLen bounds contract ids, which appear in every answer and URL.
+const MaxIDLen = 512
 
-// FieldError says which field of which contract the store rejected.
+// FieldError says which field of which contract a store rejected. Every
+// backend validates with Prepare, so all accept and reject the same contracts.
 type FieldError struct {
 	ContractID string
 	Field      string // e.g. "clauses[3].end"
 	Reason     string
 }
 
+// Error implements error.
 func (e *FieldError) Error() string {
 	return fmt.Sprintf("contract %q: %s: %s", e.ContractID, e.Field, e.Reason)
 }
 
-// prepared is a contract ready to write: validated, normalised and hashed.
-type prepared struct {
-	c    *contract.Contract
-	hash string
-	// keys[i] and matchKeys[i] belong to c.Parties[i].
-	keys      []string
-	matchKeys []string
+// Prepared is a contract ready to write: validated, normalised and hashed.
+type Prepared struct {
+	Contract *contract.Contract // canonical form
+	Hash     string             // SHA-256 of the canonical JSON
+	// Keys[i] (contract.PartyKey) and MatchKeys[i] (contract.MatchKey)
+	// belong to Contract.Parties[i].
+	Keys      []string
+	MatchKeys []string
 }
 
-// prepare validates c and returns its canonical form, which is what is
+// Prepare validates c and returns its canonical form, which is what is
 // stored and hashed, so that re-putting what GetContract returned is a no-op.
 // Canonical means: party names cleaned and store-assigned party ids cleared,
 // empty locations dropped, missing clause groups filled from the taxonomy and
@@ -48,7 +51,7 @@ type prepared struct {
 // amounts, negative durations, nameless parties, typeless clauses and spans
 // (of clauses, chunks and evidence) that lie outside the text or claim a
 // verification they do not have.
-func prepare(in *contract.Contract) (*prepared, error) {
+func Prepare(in *contract.Contract) (*Prepared, error) {
 	if in == nil {
 		return nil, errors.New("nil contract")
 	}
@@ -61,8 +64,8 @@ func prepare(in *contract.Contract) (*prepared, error) {
 		return nil, bad("id", "empty")
 	case c.ID != strings.TrimSpace(c.ID):
 		return nil, bad("id", "has surrounding whitespace")
-	case len(c.ID) > maxIDLen:
-		return nil, bad("id", "longer than %d bytes", maxIDLen)
+	case len(c.ID) > MaxIDLen:
+		return nil, bad("id", "longer than %d bytes", MaxIDLen)
 	case !utf8.ValidString(c.ID):
 		return nil, bad("id", "not valid UTF-8")
 	}
@@ -89,7 +92,7 @@ func prepare(in *contract.Contract) (*prepared, error) {
 		c.GoverningLaw = &gl
 	}
 
-	p := &prepared{}
+	p := &Prepared{}
 	c.Parties = append([]contract.PartyRole(nil), in.Parties...)
 	for i := range c.Parties {
 		pr := &c.Parties[i]
@@ -105,8 +108,8 @@ func prepare(in *contract.Contract) (*prepared, error) {
 			l := *pr.Location
 			pr.Location = &l
 		}
-		p.keys = append(p.keys, key)
-		p.matchKeys = append(p.matchKeys, contract.MatchKey(pr.Name))
+		p.Keys = append(p.Keys, key)
+		p.MatchKeys = append(p.MatchKeys, contract.MatchKey(pr.Name))
 	}
 
 	span := func(field string, start, end int) error {
@@ -174,13 +177,21 @@ func prepare(in *contract.Contract) (*prepared, error) {
 		return nil, bad("", "encode: %v", err)
 	}
 	sum := sha256.Sum256(b)
-	p.c = &c
-	p.hash = hex.EncodeToString(sum[:])
+	p.Contract = &c
+	p.Hash = hex.EncodeToString(sum[:])
 	return p, nil
 }
 
-// partyID is the stable id of the party whose PartyKey is key: the key with
+// PartyID is the stable id of the party whose PartyKey is key: the key with
 // spaces as hyphens (keys hold only lower-case letters, digits and spaces).
-func partyID(key string) string {
+func PartyID(key string) string {
 	return strings.ReplaceAll(key, " ", "-")
+}
+
+// LocationID is the identity of a Location node: locations are shared by
+// every party and contract that names the same (country, state, city,
+// address).
+func LocationID(l *contract.Location) string {
+	sum := sha256.Sum256([]byte(l.Country + "\x1f" + l.State + "\x1f" + l.City + "\x1f" + l.Address))
+	return "loc-" + hex.EncodeToString(sum[:12])
 }
