@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/statute"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
@@ -35,12 +36,12 @@ func statuteStore(store graph.Store) (graph.StatuteStore, error) {
 
 // addStatuteTools adds statute_search and get_statute to set when store has
 // a statute knowledge base; it is for newToolSet.
-func addStatuteTools(set *tools.Set, store graph.Store) error {
+func addStatuteTools(set *tools.Set, store graph.Store, embedder llm.Embedder) error {
 	ss, ok := store.(graph.StatuteStore)
 	if !ok {
 		return nil
 	}
-	return tools.NewStatuteTools(ss, tools.StatuteOptions{}).AddTo(set)
+	return tools.NewStatuteTools(ss, tools.StatuteOptions{Embedder: embedder}).AddTo(set)
 }
 
 // statuteImportFile is one file's line of the import summary.

@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/retrieve"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
@@ -20,9 +22,23 @@ import (
 // serve, mcp, demo) over store. Tools beyond the five contract tools are
 // added here when the store offers what they need: the statute tools with a
 // statute knowledge base, text2cypher on Neo4j.
+//
+// With --embed-model, clause_search and statute_search fuse BM25 with vector
+// similarity; without it they rank by BM25 alone.
 func (a *app) newToolSet(ctx context.Context, store graph.Store) (*tools.Set, error) {
-	set := tools.New(store, tools.Options{})
-	if err := addStatuteTools(set, store); err != nil {
+	var (
+		opts     tools.Options
+		embedder llm.Embedder
+	)
+	if a.cfg.EmbedModel != "" {
+		var err error
+		if embedder, err = a.openEmbedder(ctx); err != nil {
+			return nil, err
+		}
+		opts.Clauses = retrieve.NewSearcher(store, embedder, a.log)
+	}
+	set := tools.New(store, opts)
+	if err := addStatuteTools(set, store, embedder); err != nil {
 		return nil, fmt.Errorf("add statute tools: %w", err)
 	}
 	if _, err := tools.AddText2Cypher(set, store, tools.Text2CypherOptions{Model: a.openModel, Logger: a.log}); err != nil {

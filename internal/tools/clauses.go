@@ -11,7 +11,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph"
 )
 
-const clauseSearchDescription = `Search the words of clauses and contract texts (full-text, BM25 ranking) and return the best passages, each with contract_id, clause_id, clause_type, the verbatim text, its start/end byte offsets in the contract text, verified and score (higher is better). Use it to find what contracts actually say ("termination for convenience on 30 days notice", "liability capped at fees paid"), optionally within one contract (contract_id), within clause types or groups, or within contracts matching the same filters as contract_search.`
+const clauseSearchDescription = `Search the words of clauses and contract texts and return the best passages (BM25, fused with vector similarity by reciprocal rank fusion when an embedding model is configured), each with contract_id, clause_id, clause_type, the verbatim text, its start/end byte offsets in the contract text, verified and score (higher is better). Use it to find what contracts actually say ("termination for convenience on 30 days notice", "liability capped at fees paid"), optionally within one contract (contract_id), within clause types or groups, or within contracts matching the same filters as contract_search.`
 
 // ClauseSearchInput is the input of clause_search. Its clause_types
 // restricts the passages, unlike the contract filter of the same name.
@@ -49,7 +49,11 @@ func (s *Set) ClauseSearch(ctx context.Context, in ClauseSearchInput) (ClauseRes
 	if err != nil {
 		return ClauseResult{}, err
 	}
-	hits, err := s.store.SearchClauses(ctx, q)
+	search := s.store.SearchClauses
+	if s.clauses != nil {
+		search = s.clauses.Search
+	}
+	hits, err := search(ctx, q)
 	if err != nil {
 		return ClauseResult{}, fmt.Errorf("%s: %w", NameClauseSearch, err)
 	}

@@ -72,6 +72,16 @@ type Options struct {
 	// MaxTextBytes bounds the contract text get_contract returns in one call.
 	// Zero means DefaultMaxTextBytes.
 	MaxTextBytes int
+	// Clauses ranks clause_search passages. Nil means the store's own
+	// full-text ranking; cmd passes a hybrid BM25 + vector searcher when an
+	// embedding model is configured.
+	Clauses ClauseSearcher
+}
+
+// ClauseSearcher ranks clause and chunk passages for clause_search.
+type ClauseSearcher interface {
+	// Search returns the best passages for q, best first, or an error.
+	Search(ctx context.Context, q graph.ClauseQuery) ([]graph.ClauseHit, error)
 }
 
 // DefaultMaxTextBytes is get_contract's default text window.
@@ -81,6 +91,7 @@ const DefaultMaxTextBytes = 24 << 10
 // calls once every tool has been added.
 type Set struct {
 	store        graph.Store
+	clauses      ClauseSearcher
 	now          func() time.Time
 	maxTextBytes int
 	entries      []entry
@@ -92,7 +103,7 @@ var errNoStore = errors.New("no contract store configured")
 // New returns a Set holding the five contract tools over store. store may be
 // nil for a set that is only listed; its contract tools then fail.
 func New(store graph.Store, opts Options) *Set {
-	s := &Set{store: store, now: opts.Now, maxTextBytes: opts.MaxTextBytes}
+	s := &Set{store: store, clauses: opts.Clauses, now: opts.Now, maxTextBytes: opts.MaxTextBytes}
 	if s.now == nil {
 		s.now = time.Now
 	}
