@@ -6,8 +6,9 @@ GO ?= go
 build:
 	$(GO) build -o bin/contractgraph ./cmd/contractgraph
 
+# TESTFLAGS adds flags, e.g. make test TESTFLAGS='-count=1 -timeout 60m'.
 test:
-	$(GO) test -race ./...
+	$(GO) test -race $(TESTFLAGS) ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . ./...
@@ -15,6 +16,8 @@ bench:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+	$(GO) mod tidy -diff
 
 demo:
 	$(GO) run ./cmd/contractgraph demo

@@ -162,8 +162,7 @@ func Plan(ents []*Entity, threshold float64) ([]Merge, int) {
 		parent[i] = i
 		members[i] = []int{i}
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
