@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
-	"sync"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
@@ -37,15 +35,16 @@ var errRetrySlow = errors.New("a contract failed mid-write")
 // index, which would cost a small segment per contract.)
 func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]graph.PutOutcome, error) {
 	out := make([]graph.PutOutcome, 0, len(cs))
-	// Validation and hashing need no database: do them before taking the lock.
-	preps := make([]*graph.Prepared, len(cs))
-	errs := make([]error, len(cs))
-	prepareAll(cs, preps, errs)
+	// Validation and hashing need no database: they run on another
+	// goroutine, ahead of the writer, and need no lock.
+	p := startPreparing(cs)
+	// Return only once the preparing goroutine is done with cs.
+	defer p.wait(len(cs) - 1)
 	for start := 0; start < len(cs); start += batchSize {
 		end := min(start+batchSize, len(cs))
-		batch, err := s.putBatch(ctx, cs[start:end], preps[start:end], errs[start:end], false)
+		batch, err := s.putBatch(ctx, cs[start:end], p, start, false)
 		if errors.Is(err, errRetrySlow) {
-			batch, err = s.putBatch(ctx, cs[start:end], preps[start:end], errs[start:end], true)
+			batch, err = s.putBatch(ctx, cs[start:end], p, start, true)
 		}
 		if err != nil {
 			// What this batch wrote is rolled back with it; report only
@@ -60,31 +59,45 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 	return out, nil
 }
 
-// prepareAll prepares cs into preps and errs, spreading large batches over
-// the available processors.
-func prepareAll(cs []*contract.Contract, preps []*graph.Prepared, errs []error) {
-	workers := runtime.GOMAXPROCS(0)
-	if len(cs) < 64 || workers < 2 {
+// preparing runs graph.Prepare over a slice of contracts, in order, on a
+// goroutine of its own, so that the writer can write one contract while the
+// next ones are validated and hashed on another processor.
+type preparing struct {
+	preps []*graph.Prepared
+	errs  []error
+	ready chan struct{} // receives one value per contract prepared, in order
+	n     int           // how many contracts the consumer has seen ready
+}
+
+func startPreparing(cs []*contract.Contract) *preparing {
+	p := &preparing{
+		preps: make([]*graph.Prepared, len(cs)),
+		errs:  make([]error, len(cs)),
+		ready: make(chan struct{}, len(cs)),
+	}
+	go func() {
 		for i, c := range cs {
-			preps[i], errs[i] = graph.Prepare(c)
+			p.preps[i], p.errs[i] = graph.Prepare(c)
+			p.ready <- struct{}{}
 		}
-		return
+	}()
+	return p
+}
+
+// wait blocks until the contract at index i is prepared (and every one
+// before it). Only one goroutine may call it.
+func (p *preparing) wait(i int) {
+	for p.n <= i {
+		<-p.ready
+		p.n++
 	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(cs); i += workers {
-				preps[i], errs[i] = graph.Prepare(cs[i])
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // putBatch writes one batch in one transaction. With savepoints, each
 // contract is isolated and a failing one is reported and undone alone;
 // without, the first failing contract aborts the batch with errRetrySlow.
-func (s *Store) putBatch(ctx context.Context, cs []*contract.Contract, preps []*graph.Prepared, errs []error, savepoints bool) ([]graph.PutOutcome, error) {
+func (s *Store) putBatch(ctx context.Context, cs []*contract.Contract, p *preparing, offset int, savepoints bool) ([]graph.PutOutcome, error) {
+	preps, errs := p.preps[offset:offset+len(cs)], p.errs[offset:offset+len(cs)]
 	out := make([]graph.PutOutcome, 0, len(cs))
 	// The statements of a contract run under a context that is never
 	// cancelled; ctx is checked between contracts instead. A statement here
@@ -102,6 +115,7 @@ func (s *Store) putBatch(ctx context.Context, cs []*contract.Contract, preps []*
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			p.wait(offset + i)
 			id := ""
 			if cs[i] != nil {
 				id = cs[i].ID
