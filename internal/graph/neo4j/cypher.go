@@ -24,35 +24,12 @@ type statement struct {
 	Params map[string]any `json:"params,omitempty"`
 }
 
-// Default and maximum result sizes, as in the embedded store. A zero Limit
-// means the default; the tools layer normally fills it in.
-const (
-	defaultContractLimit  = 5
-	maxContractLimit      = 50
-	defaultAggregateLimit = 10
-	maxAggregateLimit     = 100
-	defaultPartyLimit     = 10
-	maxPartyLimit         = 50
-	defaultClauseLimit    = 5
-	maxClauseLimit        = 50
-)
-
 // Names of the full-text and vector indexes.
 const (
 	contractTextIndex = "contract_text"
 	passageTextIndex  = "passage_text"
 	chunkVectorIndex  = "chunk_embedding"
 )
-
-func limit(n, def, maxN int) (int, error) {
-	switch {
-	case n == 0:
-		return def, nil
-	case n < 0 || n > maxN:
-		return 0, fmt.Errorf("limit %d out of range 1..%d", n, maxN)
-	}
-	return n, nil
-}
 
 // params names parameters $p0, $p1, ... in the order values are added.
 type params map[string]any
@@ -291,12 +268,9 @@ type contractSearch struct {
 // compileContractSearch compiles q. Examples are ordered by q's property
 // with missing values last in both directions, then by id ascending.
 func compileContractSearch(q graph.ContractQuery) (contractSearch, error) {
-	n, err := limit(q.Limit, defaultContractLimit, maxContractLimit)
+	n, err := q.EffectiveLimit()
 	if err != nil {
 		return contractSearch{}, err
-	}
-	if q.Offset < 0 || q.Offset > graph.MaxOffset {
-		return contractSearch{}, fmt.Errorf("offset %d out of range 0..%d", q.Offset, graph.MaxOffset)
 	}
 	orderBy, desc := q.OrderBy, q.Desc
 	if orderBy == "" {
@@ -384,7 +358,7 @@ var metrics = map[string]string{
 // The statement returns one row: total (the number of groups) and groups
 // (the first Limit of them as maps with key, count and value).
 func compileAggregate(q graph.AggregateQuery) (statement, error) {
-	n, err := limit(q.Limit, defaultAggregateLimit, maxAggregateLimit)
+	n, err := q.EffectiveLimit()
 	if err != nil {
 		return statement{}, err
 	}
@@ -444,7 +418,7 @@ type partySearch struct {
 // default) or by name (ascending unless q.Desc), ties broken by name and
 // then id ascending.
 func compileParties(q graph.PartyQuery) (partySearch, error) {
-	n, err := limit(q.Limit, defaultPartyLimit, maxPartyLimit)
+	n, err := q.EffectiveLimit()
 	if err != nil {
 		return partySearch{}, err
 	}
@@ -501,7 +475,7 @@ func compileParties(q graph.PartyQuery) (partySearch, error) {
 // id, offset and clause id. With ClauseTypes only clauses of those types or
 // groups are searched (chunks have no type).
 func compileClauses(q graph.ClauseQuery) (statement, error) {
-	n, err := limit(q.Limit, defaultClauseLimit, maxClauseLimit)
+	n, err := q.EffectiveLimit()
 	if err != nil {
 		return statement{}, err
 	}

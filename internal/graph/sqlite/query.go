@@ -12,29 +12,6 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph"
 )
 
-// Default and maximum result sizes. A zero Limit means the default; the
-// tools layer normally fills it in.
-const (
-	defaultContractLimit  = 5
-	maxContractLimit      = 50
-	defaultAggregateLimit = 10
-	maxAggregateLimit     = 100
-	defaultPartyLimit     = 10
-	maxPartyLimit         = 50
-	defaultClauseLimit    = 5
-	maxClauseLimit        = 50
-)
-
-func limit(n, def, maxN int) (int, error) {
-	switch {
-	case n == 0:
-		return def, nil
-	case n < 0 || n > maxN:
-		return 0, fmt.Errorf("limit %d out of range 1..%d", n, maxN)
-	}
-	return n, nil
-}
-
 // orderColumns is the allow-list of contract orderings.
 var orderColumns = map[string]string{
 	graph.OrderEffectiveDate: "c.effective_date",
@@ -69,12 +46,9 @@ func (s *Store) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // them in q's order (nulls last, then id ascending), after skipping q.Offset.
 func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (graph.ContractResult, error) {
 	res := graph.ContractResult{Examples: []graph.ContractSummary{}}
-	n, err := limit(q.Limit, defaultContractLimit, maxContractLimit)
+	n, err := q.EffectiveLimit()
 	if err != nil {
 		return res, fmt.Errorf("search contracts: %w", err)
-	}
-	if q.Offset < 0 || q.Offset > graph.MaxOffset {
-		return res, fmt.Errorf("search contracts: offset %d out of range 0..%d", q.Offset, graph.MaxOffset)
 	}
 	orderBy := q.OrderBy
 	desc := q.Desc
@@ -251,7 +225,7 @@ var metrics = map[string]string{
 // one group, "all", even when no contract matches.
 func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) (graph.AggregateResult, error) {
 	res := graph.AggregateResult{Groups: []graph.Group{}}
-	n, err := limit(q.Limit, defaultAggregateLimit, maxAggregateLimit)
+	n, err := q.EffectiveLimit()
 	if err != nil {
 		return res, fmt.Errorf("aggregate contracts: %w", err)
 	}
@@ -333,7 +307,7 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 // q.Desc), ties broken by name and then id ascending.
 func (s *Store) SearchParties(ctx context.Context, q graph.PartyQuery) (graph.PartyResult, error) {
 	res := graph.PartyResult{Examples: []graph.PartySummary{}}
-	n, err := limit(q.Limit, defaultPartyLimit, maxPartyLimit)
+	n, err := q.EffectiveLimit()
 	if err != nil {
 		return res, fmt.Errorf("search parties: %w", err)
 	}
@@ -446,7 +420,7 @@ const (
 // id, offset and clause id. With q.ClauseTypes only clauses of those types
 // or groups are searched (chunks have no type).
 func (s *Store) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph.ClauseHit, error) {
-	n, err := limit(q.Limit, defaultClauseLimit, maxClauseLimit)
+	n, err := q.EffectiveLimit()
 	if err != nil {
 		return nil, fmt.Errorf("search clauses: %w", err)
 	}

@@ -19,7 +19,7 @@ var _ graph.VectorStore = (*Store)(nil)
 // dimensions are about 600 MB of arithmetic, well under a second per query
 // on one core; larger collections belong in the Neo4j backend's vector index.
 func (s *Store) SearchVectors(ctx context.Context, q graph.VectorQuery) ([]graph.ClauseHit, error) {
-	n, err := limit(q.Limit, defaultClauseLimit, maxClauseLimit)
+	n, err := graph.ClauseLimit(q.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("search vectors: %w", err)
 	}
