@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -211,30 +210,6 @@ func readEvents(t testing.TB, r io.Reader) []sseEvent {
 		t.Fatalf("read events: %v", err)
 	}
 	return out
-}
-
-// sharedDir returns ../shared beside the module root, or skips the test.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(filepath.Join(shared, "data", "legal-tech-chat", "contract_data.json")); err != nil {
-		t.Skipf("shared data not found at %s (../shared must sit beside the repository): %v", shared, err)
-	}
-	return shared
 }
 
 func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }

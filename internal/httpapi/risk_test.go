@@ -21,6 +21,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/llm/llmtest"
 	"github.com/contractgraph/contractgraph/internal/risk"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 	"github.com/contractgraph/contractgraph/internal/statute"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
@@ -45,7 +46,7 @@ const riskClauseQuote = "Any controversy arising out of this Agreement shall be 
 // when the shared data is missing.
 func riskStore(t *testing.T) *sqlite.Store {
 	t.Helper()
-	usc09 := filepath.Join(sharedDir(t), "data", "statutes", "uscode", "usc09.xml")
+	usc09 := filepath.Join(sharedtest.Dir(t), "data", "statutes", "uscode", "usc09.xml")
 	sts, results := statute.Load([]string{usc09})
 	for _, r := range results {
 		if r.Err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 	"github.com/contractgraph/contractgraph/internal/importer"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
@@ -73,7 +74,7 @@ func sharedServer(t *testing.T, path string, max int) *Server {
 // TestReferenceData serves the reference extraction (510 contracts) and
 // checks the API and pages against the tools on the same store.
 func TestReferenceData(t *testing.T) {
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	s := sharedServer(t, filepath.Join(shared, "data", "legal-tech-chat", "contract_data.json"), 0)
 	h := s.Handler()
 
@@ -125,7 +126,7 @@ func TestReferenceData(t *testing.T) {
 // TestCUADContractPage serves part of the CUAD import (texts and annotated spans)
 // and checks that each verified clause span is highlighted in its page.
 func TestCUADContractPage(t *testing.T) {
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	s := sharedServer(t, filepath.Join(shared, "data", "cuad", "master_clauses.csv"), 8)
 	ctx := context.Background()
 	checked := 0

@@ -9,13 +9,14 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 	"github.com/contractgraph/contractgraph/internal/synth"
 )
 
 // BenchmarkReadReference measures parsing and normalising the 510 reference
 // contracts (no store).
 func BenchmarkReadReference(b *testing.B) {
-	path := filepath.Join(sharedDir(b), "data", "legal-tech-chat", "contract_data.json")
+	path := filepath.Join(sharedtest.Dir(b), "data", "legal-tech-chat", "contract_data.json")
 	for b.Loop() {
 		n := 0
 		if err := Read(context.Background(), path, Options{}, func(Record) error { n++; return nil }); err != nil || n != 510 {
@@ -27,7 +28,7 @@ func BenchmarkReadReference(b *testing.B) {
 // BenchmarkReadCUAD measures reading master_clauses.csv with its 306 texts
 // and locating every span.
 func BenchmarkReadCUAD(b *testing.B) {
-	dir := filepath.Join(sharedDir(b), "data", "cuad")
+	dir := filepath.Join(sharedtest.Dir(b), "data", "cuad")
 	for b.Loop() {
 		n := 0
 		if err := Read(context.Background(), dir, Options{}, func(Record) error { n++; return nil }); err != nil || n != 306 {
@@ -68,7 +69,7 @@ func BenchmarkReadJSONL(b *testing.B) {
 // BenchmarkImportReference measures the whole import of the 510 reference
 // contracts into a fresh SQLite store, in batches of 500 as the CLI does.
 func BenchmarkImportReference(b *testing.B) {
-	path := filepath.Join(sharedDir(b), "data", "legal-tech-chat", "contract_data.json")
+	path := filepath.Join(sharedtest.Dir(b), "data", "legal-tech-chat", "contract_data.json")
 	ctx := context.Background()
 	for i := 0; b.Loop(); i++ {
 		store, err := sqlite.Open(filepath.Join(b.TempDir(), fmt.Sprintf("bench%d.db", i)))

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 )
 
 // derivedSpan is one line of cuad_spans_derived.jsonl.
@@ -24,7 +25,7 @@ type derivedSpan struct {
 }
 
 func TestReadCUADSharedFiles(t *testing.T) {
-	cuad := filepath.Join(sharedDir(t), "data", "cuad")
+	cuad := filepath.Join(sharedtest.Dir(t), "data", "cuad")
 	recs := readAll(t, filepath.Join(cuad, "master_clauses.csv"), Options{TextsDir: filepath.Join(cuad, "full_contract_txt")})
 	if len(recs) != 306 {
 		t.Fatalf("read %d rows, want 306", len(recs))
@@ -135,7 +136,7 @@ func TestReadCUADSharedFiles(t *testing.T) {
 }
 
 func TestCUADDirectoryDefaultsTexts(t *testing.T) {
-	cuad := filepath.Join(sharedDir(t), "data", "cuad")
+	cuad := filepath.Join(sharedtest.Dir(t), "data", "cuad")
 	n := 0
 	err := Read(context.Background(), cuad, Options{}, func(r Record) error {
 		if r.Err == nil && r.Contract.Text != "" {

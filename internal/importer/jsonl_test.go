@@ -14,6 +14,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 )
 
 func TestJSONLMalformed(t *testing.T) {
@@ -152,7 +153,7 @@ func openStore(t *testing.T, name string) *sqlite.Store {
 // store, imports the export into an empty store and checks that both stores
 // hold the same contracts and give the same tool answers.
 func TestRoundTrip(t *testing.T) {
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	ctx := context.Background()
 	a := openStore(t, "a.db")
 	if got := importInto(t, a, filepath.Join(shared, "data", "legal-tech-chat", "contract_data.json"), Options{}); got[graph.PutCreated] != 510 {
@@ -267,7 +268,7 @@ func TestCUADRoundTrip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports 16 MB of contract text")
 	}
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	ctx := context.Background()
 	a := openStore(t, "cuad.db")
 	n := 306

@@ -12,10 +12,11 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 )
 
 func TestReadReferenceSharedFile(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "data", "legal-tech-chat", "contract_data.json")
+	path := filepath.Join(sharedtest.Dir(t), "data", "legal-tech-chat", "contract_data.json")
 	recs := readAll(t, path, Options{})
 	if len(recs) != 510 {
 		t.Fatalf("read %d records, want 510", len(recs))
@@ -237,7 +238,7 @@ func TestReferenceMalformed(t *testing.T) {
 }
 
 func TestReadStopsOnCallbackError(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "data", "legal-tech-chat", "contract_data.json")
+	path := filepath.Join(sharedtest.Dir(t), "data", "legal-tech-chat", "contract_data.json")
 	stop := errors.New("stop")
 	n := 0
 	err := Read(context.Background(), path, Options{}, func(Record) error {
@@ -317,7 +318,7 @@ func TestParseAmount(t *testing.T) {
 // "CA" (27) and "Delaware" (21) joins "DE" (17); the "N/A" and "None"
 // party countries are dropped.
 func TestReferenceNormalisationEffects(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "data", "legal-tech-chat", "contract_data.json")
+	path := filepath.Join(sharedtest.Dir(t), "data", "legal-tech-chat", "contract_data.json")
 	states := map[string]int{}
 	partyCountries := map[string]bool{}
 	for _, r := range readAll(t, path, Options{}) {

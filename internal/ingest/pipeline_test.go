@@ -18,6 +18,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 	"github.com/contractgraph/contractgraph/internal/ingest"
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 )
 
 // cuadFiles are three small CUAD contracts with a written date, parties and
@@ -28,33 +29,10 @@ var cuadFiles = []string{
 	"XLITECHNOLOGIES,INC_12_02_2015-EX-10.02-STRATEGIC ALLIANCE AGREEMENT.txt",
 }
 
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("shared data not available at %s: %v", shared, err)
-	}
-	return shared
-}
-
 // copyCUAD copies the named CUAD texts into a fresh directory.
 func copyCUAD(t *testing.T, names ...string) string {
 	t.Helper()
-	src := filepath.Join(sharedDir(t), "data", "cuad", "full_contract_txt")
+	src := filepath.Join(sharedtest.Dir(t), "data", "cuad", "full_contract_txt")
 	dir := t.TempDir()
 	for _, n := range names {
 		data, err := os.ReadFile(filepath.Join(src, n))

@@ -9,31 +9,8 @@ import (
 	"testing"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 )
-
-// sharedDir finds ../shared next to the module root, or skips the test.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("shared data not available at %s: %v", shared, err)
-	}
-	return shared
-}
 
 type labelledPair struct {
 	a, b string
@@ -65,7 +42,7 @@ func loadPairs(t testing.TB) []labelledPair {
 // reference data, with the contracts, countries and co-parties of its
 // mentions.
 func referenceEntities(t testing.TB) map[string]*Entity {
-	path := filepath.Join(sharedDir(t), "data", "legal-tech-chat", "contract_data.json")
+	path := filepath.Join(sharedtest.Dir(t), "data", "legal-tech-chat", "contract_data.json")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Skipf("reference data: %v", err)

@@ -18,35 +18,13 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 	"github.com/contractgraph/contractgraph/internal/retrieve"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 )
 
 var (
 	cuadAll   = flag.Bool("cuad-recall", false, "measure clause-search recall@5 on all shared CUAD contracts (slow)")
 	cuadChunk = flag.Int("cuad-chunk", retrieve.DefaultMaxChunkBytes, "max chunk bytes for the CUAD recall measurement")
 )
-
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "data", "cuad")); err != nil {
-		t.Skipf("shared CUAD data not available at %s: %v", shared, err)
-	}
-	return shared
-}
 
 type span struct{ start, end int }
 
@@ -118,7 +96,7 @@ func cuadQueries(t testing.TB, path string) map[string]string {
 // contracts is measured (3 under -race); -cuad-recall measures all of
 // them.
 func TestCUADClauseSearchRecall(t *testing.T) {
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	cuad := filepath.Join(shared, "data", "cuad")
 	spans := cuadSpans(t, filepath.Join(cuad, "cuad_spans_derived.jsonl"))
 	queries := cuadQueries(t, filepath.Join(cuad, "category_descriptions.csv"))

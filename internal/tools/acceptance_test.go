@@ -20,32 +20,9 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 	"github.com/contractgraph/contractgraph/internal/importer"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
-
-// sharedDir returns ../shared beside the module root, or skips the test.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(filepath.Join(shared, "questions", "dev_calls.json")); err != nil {
-		t.Skipf("shared data not found at %s (../shared must sit beside the repository): %v", shared, err)
-	}
-	return shared
-}
 
 // referenceStore imports the reference extraction (510 contracts) into a
 // real SQLite store in a temporary directory.
@@ -406,7 +383,7 @@ func groupString(g graph.Group) string {
 // the API and MCP use, on the reference data in a real SQLite store, and
 // compares each with the gold answer by its check kind.
 func TestDevCalls(t *testing.T) {
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	store := referenceStore(t, shared)
 	set := tools.New(store, tools.Options{Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
 	for _, gold := range readDevCalls(t, shared) {
@@ -424,7 +401,7 @@ func TestDevCalls(t *testing.T) {
 // one answer, that party filters ignore case and punctuation, and that
 // as_of makes "active" reproducible.
 func TestNormalisedFilters(t *testing.T) {
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	store := referenceStore(t, shared)
 	ctx := context.Background()
 	clock := time.Date(2015, 6, 30, 12, 0, 0, 0, time.UTC)
@@ -480,7 +457,7 @@ func TestNormalisedFilters(t *testing.T) {
 // TestArgErrorsOnRealStore checks that invalid arguments are refused before
 // reaching the store, naming the field and the valid values.
 func TestArgErrorsOnRealStore(t *testing.T) {
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	set := tools.New(referenceStore(t, shared), tools.Options{})
 	for _, tt := range []struct{ tool, args, field, valid string }{
 		{tools.NameContractSearch, `{"contract_type":"Distribution Deal"}`, "contract_type", "Distributor"},
@@ -541,7 +518,7 @@ func (c rawContract) clauseTypes() []string {
 // recomputed under the store's normalisation.
 func rawContracts(t *testing.T) []rawContract {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(sharedDir(t), "data", "legal-tech-chat", "contract_data.json"))
+	b, err := os.ReadFile(filepath.Join(sharedtest.Dir(t), "data", "legal-tech-chat", "contract_data.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -556,7 +533,7 @@ func rawContracts(t *testing.T) []rawContract {
 // accepts every dev call's arguments, so a model that follows the schema
 // can ask each of the 22 questions.
 func TestDevCallArgsMatchSchemas(t *testing.T) {
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	set := tools.New(nil, tools.Options{})
 	resolved := map[string]*jsonschema.Resolved{}
 	for _, tool := range set.Tools() {

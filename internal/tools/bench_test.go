@@ -11,6 +11,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 	"github.com/contractgraph/contractgraph/internal/synth"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
@@ -67,7 +68,7 @@ func synthStore(b *testing.B, n int) graph.Store {
 //
 //	go test ./internal/tools -run '^$' -bench DevCalls
 func BenchmarkDevCalls(b *testing.B) {
-	shared := sharedDir(b)
+	shared := sharedtest.Dir(b)
 	calls := readDevCalls(b, shared)
 	store := synthStore(b, benchContracts)
 	set := tools.New(store, tools.Options{Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})

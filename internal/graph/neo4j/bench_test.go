@@ -14,6 +14,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/graph/neo4j/neo4jtest"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 	"github.com/contractgraph/contractgraph/internal/synth"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
@@ -59,7 +60,7 @@ func load(b *testing.B, s graph.Store, gen func(func(*contract.Contract) error) 
 //	scripts/neo4j-test-server.sh start && eval "$(scripts/neo4j-test-server.sh env)"
 //	go test ./internal/graph/neo4j -run '^$' -bench SideBySide -benchtime 10x
 func BenchmarkSideBySide(b *testing.B) {
-	shared := sharedDir(b)
+	shared := sharedtest.Dir(b)
 	calls := readDevCalls(b, shared)
 	n := 100_000
 	if v := os.Getenv("CONTRACTGRAPH_BENCH_CONTRACTS"); v != "" {

@@ -17,32 +17,9 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph/neo4j/neo4jtest"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 	"github.com/contractgraph/contractgraph/internal/importer"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
-
-// sharedDir returns ../shared beside the module root, or skips the test.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(filepath.Join(shared, "questions", "dev_calls.json")); err != nil {
-		t.Skipf("shared data not found at %s (../shared must sit beside the repository): %v", shared, err)
-	}
-	return shared
-}
 
 // devCall is one entry of dev_calls.json.
 type devCall struct {
@@ -134,7 +111,7 @@ var sameAnswers = cmpopts.EquateApprox(1e-9, 1e-6)
 // from each; then it exports the Neo4j graph as JSONL, imports that into an
 // emptied Neo4j database and checks the answers again (the round trip).
 func TestDevCallsMatchSQLite(t *testing.T) {
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	neo := neo4jtest.Open(t)
 	ctx := context.Background()
 	calls := readDevCalls(t, shared)

@@ -19,32 +19,9 @@ import (
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/importer"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
 	"github.com/contractgraph/contractgraph/internal/synth"
 )
-
-// sharedDir returns ../shared (next to the module root), or skips.
-func sharedDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("module root not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(shared); err != nil {
-		tb.Skipf("shared data not available at %s", shared)
-	}
-	return shared
-}
 
 // importFile reads every contract of path with the importer and puts them
 // in batches, reading the next batch while the store writes the last one,
@@ -139,7 +116,7 @@ func threadCPU() time.Duration {
 // contracts) into a fresh store: parse, normalise, write. Target: well under
 // one second per import.
 func BenchmarkImportReference(b *testing.B) {
-	path := filepath.Join(sharedDir(b), "data", "legal-tech-chat", "contract_data.json")
+	path := filepath.Join(sharedtest.Dir(b), "data", "legal-tech-chat", "contract_data.json")
 	ctx := context.Background()
 	b.ReportAllocs()
 	var n int
