@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,50 +14,8 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/llm/anthropic"
+	"github.com/contractgraph/contractgraph/internal/llm/llmtest"
 )
-
-// fake is a Messages API server answering with scripted handlers.
-type fake struct {
-	srv     *httptest.Server
-	mu      sync.Mutex
-	replies []http.HandlerFunc
-	reqs    []recorded
-}
-
-type recorded struct {
-	Path   string
-	Header http.Header
-	Body   map[string]any
-}
-
-func newFake(t *testing.T, replies ...http.HandlerFunc) *fake {
-	f := &fake{replies: replies}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if err := json.Unmarshal(raw, &body); err != nil {
-			t.Errorf("request body: %v: %s", err, raw)
-		}
-		f.mu.Lock()
-		n := len(f.reqs)
-		f.reqs = append(f.reqs, recorded{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-		f.mu.Unlock()
-		if n >= len(f.replies) {
-			t.Errorf("unexpected request %d", n+1)
-			w.WriteHeader(500)
-			return
-		}
-		f.replies[n](w, r)
-	}))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fake) requests() []recorded {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]recorded(nil), f.reqs...)
-}
 
 func message(stop string, content ...any) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -100,8 +55,8 @@ func sse(events ...[2]string) http.HandlerFunc {
 	}
 }
 
-func newModel(t *testing.T, f *fake, mod func(*anthropic.Config)) *anthropic.Model {
-	cfg := anthropic.Config{Model: "claude-test", APIKey: "ak-test", BaseURL: f.srv.URL,
+func newModel(t *testing.T, f *llmtest.ReplayServer, mod func(*anthropic.Config)) *anthropic.Model {
+	cfg := anthropic.Config{Model: "claude-test", APIKey: "ak-test", BaseURL: f.URL,
 		Retry: llm.Retry{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}}
 	if mod != nil {
 		mod(&cfg)
@@ -117,7 +72,7 @@ var searchTool = llm.ToolDef{Name: "contract_search", Description: "Find contrac
 	InputSchema: json.RawMessage(`{"type":"object","properties":{"contract_type":{"type":"string"}},"required":["contract_type"],"additionalProperties":false}`)}
 
 func TestToolCallRoundTrip(t *testing.T) {
-	f := newFake(t,
+	f := llmtest.NewReplayServer(t,
 		message("tool_use", text("Let me look."),
 			toolUse("toolu_a", "contract_search", map[string]any{"contract_type": "Distributor"}),
 			toolUse("toolu_b", "get_contract", map[string]any{"contract_id": "c1"})),
@@ -151,7 +106,7 @@ func TestToolCallRoundTrip(t *testing.T) {
 		t.Errorf("second reply %+v", r2.Message)
 	}
 
-	reqs := f.requests()
+	reqs := f.Requests()
 	first := reqs[0]
 	if first.Path != "/v1/messages" || first.Header.Get("X-Api-Key") != "ak-test" || first.Header.Get("Anthropic-Version") == "" {
 		t.Errorf("path %q headers %v", first.Path, first.Header)
@@ -192,7 +147,7 @@ type verdict struct {
 }
 
 func TestStructuredOutputForcedTool(t *testing.T) {
-	f := newFake(t, message("tool_use", toolUse("toolu_1", "verdict", map[string]any{"complete": false, "follow_ups": []string{"who?"}})))
+	f := llmtest.NewReplayServer(t, message("tool_use", toolUse("toolu_1", "verdict", map[string]any{"complete": false, "follow_ups": []string{"who?"}})))
 	m := newModel(t, f, nil)
 	got, _, err := llm.GenerateData[verdict](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}})
 	if err != nil {
@@ -201,7 +156,7 @@ func TestStructuredOutputForcedTool(t *testing.T) {
 	if diff := cmp.Diff(verdict{FollowUps: []string{"who?"}}, got); diff != "" {
 		t.Errorf("value (-want +got):\n%s", diff)
 	}
-	body := f.requests()[0].Body
+	body := f.Requests()[0].Body
 	if diff := cmp.Diff(map[string]any{"type": "tool", "name": "verdict"}, body["tool_choice"]); diff != "" {
 		t.Errorf("tool_choice (-want +got):\n%s", diff)
 	}
@@ -213,7 +168,7 @@ func TestStructuredOutputForcedTool(t *testing.T) {
 
 func TestMalformedJSONFromModel(t *testing.T) {
 	// A model ignoring the forced tool and writing broken JSON as text.
-	f := newFake(t, message("end_turn", text(`{"complete": tru`)))
+	f := llmtest.NewReplayServer(t, message("end_turn", text(`{"complete": tru`)))
 	m := newModel(t, f, nil)
 	_, _, err := llm.GenerateData[verdict](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}})
 	var pe *llm.ParseError
@@ -223,7 +178,7 @@ func TestMalformedJSONFromModel(t *testing.T) {
 }
 
 func TestStreaming(t *testing.T) {
-	f := newFake(t, sse(
+	f := llmtest.NewReplayServer(t, sse(
 		[2]string{"message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1}}}`},
 		[2]string{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
 		[2]string{"ping", `{"type":"ping"}`},
@@ -265,13 +220,13 @@ func TestStreaming(t *testing.T) {
 	if resp.Usage != (llm.Usage{InputTokens: 25, OutputTokens: 17}) || resp.FinishReason != "tool_use" {
 		t.Errorf("usage %+v finish %q", resp.Usage, resp.FinishReason)
 	}
-	if f.requests()[0].Body["stream"] != true {
+	if f.Requests()[0].Body["stream"] != true {
 		t.Error("request did not ask for a stream")
 	}
 }
 
 func TestRateLimitThenSuccess(t *testing.T) {
-	f := newFake(t, errorReply(429, "rate_limit_error", map[string]string{"Retry-After": "1"}), message("end_turn", text("ok")))
+	f := llmtest.NewReplayServer(t, errorReply(429, "rate_limit_error", map[string]string{"Retry-After": "1"}), message("end_turn", text("ok")))
 	m := newModel(t, f, nil)
 	start := time.Now()
 	r, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
@@ -284,26 +239,26 @@ func TestRateLimitThenSuccess(t *testing.T) {
 }
 
 func TestOverloadedExhaustsRetries(t *testing.T) {
-	f := newFake(t, errorReply(500, "api_error", nil), errorReply(529, "overloaded_error", nil), errorReply(500, "api_error", nil))
+	f := llmtest.NewReplayServer(t, errorReply(500, "api_error", nil), errorReply(529, "overloaded_error", nil), errorReply(500, "api_error", nil))
 	m := newModel(t, f, nil)
 	_, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
-	if !errors.Is(err, llm.ErrUnavailable) || len(f.requests()) != 3 || !strings.Contains(err.Error(), "fake says 500") {
-		t.Errorf("err = %v after %d requests", err, len(f.requests()))
+	if !errors.Is(err, llm.ErrUnavailable) || len(f.Requests()) != 3 || !strings.Contains(err.Error(), "fake says 500") {
+		t.Errorf("err = %v after %d requests", err, len(f.Requests()))
 	}
 }
 
 func TestBadRequestAndAuth(t *testing.T) {
 	for code, want := range map[int]error{400: llm.ErrBadRequest, 401: llm.ErrAuth} {
-		f := newFake(t, errorReply(code, "x", nil))
+		f := llmtest.NewReplayServer(t, errorReply(code, "x", nil))
 		_, err := newModel(t, f, nil).Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
-		if !errors.Is(err, want) || len(f.requests()) != 1 {
-			t.Errorf("HTTP %d: err = %v after %d requests", code, err, len(f.requests()))
+		if !errors.Is(err, want) || len(f.Requests()) != 1 {
+			t.Errorf("HTTP %d: err = %v after %d requests", code, err, len(f.Requests()))
 		}
 	}
 }
 
 func TestTimeout(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+	f := llmtest.NewReplayServer(t, func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 		case <-time.After(5 * time.Second):
@@ -311,13 +266,13 @@ func TestTimeout(t *testing.T) {
 	})
 	m := newModel(t, f, func(c *anthropic.Config) { c.Timeout = 100 * time.Millisecond })
 	_, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
-	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, llm.ErrUnavailable) || len(f.requests()) != 1 {
-		t.Errorf("err = %v after %d requests", err, len(f.requests()))
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, llm.ErrUnavailable) || len(f.Requests()) != 1 {
+		t.Errorf("err = %v after %d requests", err, len(f.Requests()))
 	}
 }
 
 func TestMalformedToolArgumentsInHistory(t *testing.T) {
-	f := newFake(t, message("end_turn", text("fixed")))
+	f := llmtest.NewReplayServer(t, message("end_turn", text("fixed")))
 	m := newModel(t, f, nil)
 	_, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{
 		{Role: llm.RoleUser, Content: "q"},
@@ -328,7 +283,7 @@ func TestMalformedToolArgumentsInHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs := f.requests()[0].Body["messages"].([]any)
+	msgs := f.Requests()[0].Body["messages"].([]any)
 	use := msgs[1].(map[string]any)["content"].([]any)[0].(map[string]any)
 	if diff := cmp.Diff(map[string]any{"unparsed_arguments": `{"contract_type":`}, use["input"]); diff != "" {
 		t.Errorf("malformed input sent as (-want +got):\n%s", diff)

@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,50 +14,8 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/llm/gemini"
+	"github.com/contractgraph/contractgraph/internal/llm/llmtest"
 )
-
-type fake struct {
-	srv     *httptest.Server
-	mu      sync.Mutex
-	replies []http.HandlerFunc
-	reqs    []recorded
-}
-
-type recorded struct {
-	Path   string
-	Query  string
-	Header http.Header
-	Body   map[string]any
-}
-
-func newFake(t *testing.T, replies ...http.HandlerFunc) *fake {
-	f := &fake{replies: replies}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if err := json.Unmarshal(raw, &body); err != nil {
-			t.Errorf("request body: %v: %s", err, raw)
-		}
-		f.mu.Lock()
-		n := len(f.reqs)
-		f.reqs = append(f.reqs, recorded{Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
-		f.mu.Unlock()
-		if n >= len(f.replies) {
-			t.Errorf("unexpected request %d to %s", n+1, r.URL.Path)
-			w.WriteHeader(500)
-			return
-		}
-		f.replies[n](w, r)
-	}))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fake) requests() []recorded {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]recorded(nil), f.reqs...)
-}
 
 func candidate(finish string, parts ...any) map[string]any {
 	return map[string]any{
@@ -105,8 +60,8 @@ func sse(chunks ...any) http.HandlerFunc {
 	}
 }
 
-func newModel(t *testing.T, f *fake, mod func(*gemini.Config)) *gemini.Model {
-	cfg := gemini.Config{Model: "gemini-test", APIKey: "g-key", BaseURL: f.srv.URL,
+func newModel(t *testing.T, f *llmtest.ReplayServer, mod func(*gemini.Config)) *gemini.Model {
+	cfg := gemini.Config{Model: "gemini-test", APIKey: "g-key", BaseURL: f.URL,
 		Retry: llm.Retry{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}}
 	if mod != nil {
 		mod(&cfg)
@@ -124,7 +79,7 @@ var searchTool = llm.ToolDef{Name: "contract_search", Description: "Find contrac
 func TestToolCallRoundTrip(t *testing.T) {
 	signed := call("contract_search", map[string]any{"contract_type": "Distributor"})
 	signed["thoughtSignature"] = "c2lnbmF0dXJl" // base64 "signature"
-	f := newFake(t,
+	f := llmtest.NewReplayServer(t,
 		reply(candidate("STOP", signed, map[string]any{"functionCall": map[string]any{"id": "fc-7", "name": "get_contract", "args": map[string]any{"contract_id": "c1"}}})),
 		reply(candidate("STOP", text("Three distributor agreements."))),
 	)
@@ -153,7 +108,7 @@ func TestToolCallRoundTrip(t *testing.T) {
 		t.Errorf("second reply %+v", r2.Message)
 	}
 
-	reqs := f.requests()
+	reqs := f.Requests()
 	if reqs[0].Path != "/v1beta/models/gemini-test:generateContent" || reqs[0].Header.Get("X-Goog-Api-Key") != "g-key" {
 		t.Errorf("path %q key %q", reqs[0].Path, reqs[0].Header.Get("X-Goog-Api-Key"))
 	}
@@ -190,7 +145,7 @@ type verdict struct {
 }
 
 func TestStructuredOutput(t *testing.T) {
-	f := newFake(t, reply(candidate("STOP", text(`{"complete":true,"follow_ups":[]}`))))
+	f := llmtest.NewReplayServer(t, reply(candidate("STOP", text(`{"complete":true,"follow_ups":[]}`))))
 	m := newModel(t, f, nil)
 	got, _, err := llm.GenerateData[verdict](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}})
 	if err != nil {
@@ -199,7 +154,7 @@ func TestStructuredOutput(t *testing.T) {
 	if !got.Complete || got.FollowUps == nil {
 		t.Errorf("got %+v", got)
 	}
-	gc := f.requests()[0].Body["generationConfig"].(map[string]any)
+	gc := f.Requests()[0].Body["generationConfig"].(map[string]any)
 	schema, _ := gc["responseJsonSchema"].(map[string]any)
 	if gc["responseMimeType"] != "application/json" || schema["type"] != "object" {
 		t.Errorf("generationConfig = %v", gc)
@@ -207,7 +162,7 @@ func TestStructuredOutput(t *testing.T) {
 }
 
 func TestMalformedJSONFromModel(t *testing.T) {
-	f := newFake(t, reply(candidate("MAX_TOKENS", text(`{"complete":true,"follow_`))))
+	f := llmtest.NewReplayServer(t, reply(candidate("MAX_TOKENS", text(`{"complete":true,"follow_`))))
 	m := newModel(t, f, nil)
 	_, _, err := llm.GenerateData[verdict](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}})
 	var pe *llm.ParseError
@@ -217,7 +172,7 @@ func TestMalformedJSONFromModel(t *testing.T) {
 }
 
 func TestStreaming(t *testing.T) {
-	f := newFake(t, sse(
+	f := llmtest.NewReplayServer(t, sse(
 		map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{text("Checking")}}, "index": 0}}},
 		map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{text(" now.")}}, "index": 0}}},
 		map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{call("contract_search", map[string]any{"contract_type": "Distributor"})}}, "finishReason": "STOP", "index": 0}},
@@ -250,13 +205,13 @@ func TestStreaming(t *testing.T) {
 	if resp.Usage != (llm.Usage{InputTokens: 12, OutputTokens: 20}) || resp.FinishReason != "STOP" {
 		t.Errorf("usage %+v finish %q", resp.Usage, resp.FinishReason)
 	}
-	if r := f.requests()[0]; r.Path != "/v1beta/models/gemini-test:streamGenerateContent" || r.Query != "alt=sse" {
+	if r := f.Requests()[0]; r.Path != "/v1beta/models/gemini-test:streamGenerateContent" || r.Query != "alt=sse" {
 		t.Errorf("stream request %s?%s", r.Path, r.Query)
 	}
 }
 
 func TestRateLimitThenSuccess(t *testing.T) {
-	f := newFake(t, errorReply(429, "RESOURCE_EXHAUSTED", map[string]string{"Retry-After": "1"}), reply(candidate("STOP", text("ok"))))
+	f := llmtest.NewReplayServer(t, errorReply(429, "RESOURCE_EXHAUSTED", map[string]string{"Retry-After": "1"}), reply(candidate("STOP", text("ok"))))
 	m := newModel(t, f, nil)
 	start := time.Now()
 	r, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
@@ -269,25 +224,25 @@ func TestRateLimitThenSuccess(t *testing.T) {
 }
 
 func TestServerErrorsExhaustRetries(t *testing.T) {
-	f := newFake(t, errorReply(500, "INTERNAL", nil), errorReply(503, "UNAVAILABLE", nil), errorReply(500, "INTERNAL", nil))
+	f := llmtest.NewReplayServer(t, errorReply(500, "INTERNAL", nil), errorReply(503, "UNAVAILABLE", nil), errorReply(500, "INTERNAL", nil))
 	m := newModel(t, f, nil)
 	_, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
 	var ae *llm.APIError
-	if !errors.Is(err, llm.ErrUnavailable) || !errors.As(err, &ae) || ae.StatusCode != 500 || len(f.requests()) != 3 {
-		t.Errorf("err = %v after %d requests", err, len(f.requests()))
+	if !errors.Is(err, llm.ErrUnavailable) || !errors.As(err, &ae) || ae.StatusCode != 500 || len(f.Requests()) != 3 {
+		t.Errorf("err = %v after %d requests", err, len(f.Requests()))
 	}
 }
 
 func TestAuthNotRetried(t *testing.T) {
-	f := newFake(t, errorReply(403, "PERMISSION_DENIED", nil))
+	f := llmtest.NewReplayServer(t, errorReply(403, "PERMISSION_DENIED", nil))
 	_, err := newModel(t, f, nil).Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
-	if !errors.Is(err, llm.ErrAuth) || len(f.requests()) != 1 || !strings.Contains(err.Error(), "fake says 403") {
-		t.Errorf("err = %v after %d requests", err, len(f.requests()))
+	if !errors.Is(err, llm.ErrAuth) || len(f.Requests()) != 1 || !strings.Contains(err.Error(), "fake says 403") {
+		t.Errorf("err = %v after %d requests", err, len(f.Requests()))
 	}
 }
 
 func TestTimeout(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+	f := llmtest.NewReplayServer(t, func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 		case <-time.After(5 * time.Second):
@@ -295,13 +250,13 @@ func TestTimeout(t *testing.T) {
 	})
 	m := newModel(t, f, func(c *gemini.Config) { c.Timeout = 100 * time.Millisecond })
 	_, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
-	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, llm.ErrUnavailable) || len(f.requests()) != 1 {
-		t.Errorf("err = %v after %d requests", err, len(f.requests()))
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, llm.ErrUnavailable) || len(f.Requests()) != 1 {
+		t.Errorf("err = %v after %d requests", err, len(f.Requests()))
 	}
 }
 
 func TestEmbed(t *testing.T) {
-	f := newFake(t, reply(map[string]any{"embeddings": []any{map[string]any{"values": []float64{1, 0}}, map[string]any{"values": []float64{0, 1}}}}))
+	f := llmtest.NewReplayServer(t, reply(map[string]any{"embeddings": []any{map[string]any{"values": []float64{1, 0}}, map[string]any{"values": []float64{0, 1}}}}))
 	m := newModel(t, f, func(c *gemini.Config) { c.EmbeddingModel = "gemini-embedding-001" })
 	vs, _, err := m.Embed(context.Background(), []string{"a", "b"})
 	if err != nil {
@@ -310,7 +265,7 @@ func TestEmbed(t *testing.T) {
 	if diff := cmp.Diff([][]float32{{1, 0}, {0, 1}}, vs); diff != "" {
 		t.Errorf("vectors (-want +got):\n%s", diff)
 	}
-	if r := f.requests()[0]; !strings.Contains(r.Path, "gemini-embedding-001") {
+	if r := f.Requests()[0]; !strings.Contains(r.Path, "gemini-embedding-001") {
 		t.Errorf("embed request path %s", r.Path)
 	}
 }
@@ -325,7 +280,7 @@ func TestNewValidates(t *testing.T) {
 }
 
 func TestBlockedPromptAndEmptyReply(t *testing.T) {
-	f := newFake(t,
+	f := llmtest.NewReplayServer(t,
 		reply(map[string]any{"promptFeedback": map[string]any{"blockReason": "SAFETY"}}),
 		reply(map[string]any{}), reply(map[string]any{}), reply(map[string]any{}),
 	)
@@ -334,7 +289,7 @@ func TestBlockedPromptAndEmptyReply(t *testing.T) {
 	if _, err := m.Generate(context.Background(), req); !errors.Is(err, llm.ErrBadRequest) || !strings.Contains(err.Error(), "prompt blocked: SAFETY") {
 		t.Errorf("blocked prompt: %v", err)
 	}
-	if _, err := m.Generate(context.Background(), req); !errors.Is(err, llm.ErrUnavailable) || len(f.requests()) != 4 {
-		t.Errorf("empty replies: %v after %d requests (want retried, 4 in all)", err, len(f.requests()))
+	if _, err := m.Generate(context.Background(), req); !errors.Is(err, llm.ErrUnavailable) || len(f.Requests()) != 4 {
+		t.Errorf("empty replies: %v after %d requests (want retried, 4 in all)", err, len(f.Requests()))
 	}
 }

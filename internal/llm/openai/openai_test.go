@@ -5,64 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/llm/llmtest"
 	"github.com/contractgraph/contractgraph/internal/llm/openai"
 	"github.com/google/go-cmp/cmp"
 )
-
-// fake is an OpenAI-compatible server that answers each request with the
-// next scripted handler and records what it received.
-type fake struct {
-	t       *testing.T
-	srv     *httptest.Server
-	mu      sync.Mutex
-	replies []http.HandlerFunc
-	reqs    []recorded
-}
-
-type recorded struct {
-	Path   string
-	Query  string
-	Header http.Header
-	Body   map[string]any
-}
-
-func newFake(t *testing.T, replies ...http.HandlerFunc) *fake {
-	f := &fake{t: t, replies: replies}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if err := json.Unmarshal(raw, &body); err != nil {
-			t.Errorf("request body is not JSON: %v: %s", err, raw)
-		}
-		f.mu.Lock()
-		n := len(f.reqs)
-		f.reqs = append(f.reqs, recorded{Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
-		f.mu.Unlock()
-		if n >= len(f.replies) {
-			t.Errorf("unexpected request %d to %s", n+1, r.URL.Path)
-			http.Error(w, "no more replies", http.StatusInternalServerError)
-			return
-		}
-		f.replies[n](w, r)
-	}))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fake) requests() []recorded {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]recorded(nil), f.reqs...)
-}
 
 func jsonReply(v any) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -105,8 +58,8 @@ func sse(chunks ...string) http.HandlerFunc {
 	}
 }
 
-func newModel(t *testing.T, f *fake, mod func(*openai.Config)) *openai.Model {
-	cfg := openai.Config{Model: "gpt-test", APIKey: "sk-test", BaseURL: f.srv.URL + "/v1",
+func newModel(t *testing.T, f *llmtest.ReplayServer, mod func(*openai.Config)) *openai.Model {
+	cfg := openai.Config{Model: "gpt-test", APIKey: "sk-test", BaseURL: f.URL + "/v1",
 		Retry: llm.Retry{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}}
 	if mod != nil {
 		mod(&cfg)
@@ -125,7 +78,7 @@ var searchTool = llm.ToolDef{
 }
 
 func TestToolCallRoundTrip(t *testing.T) {
-	f := newFake(t,
+	f := llmtest.NewReplayServer(t,
 		completion(map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{
 			map[string]any{"id": "call_a", "type": "function", "function": map[string]any{"name": "contract_search", "arguments": `{"contract_type":"Distributor"}`}},
 			map[string]any{"id": "call_b", "type": "function", "function": map[string]any{"name": "get_contract", "arguments": `{"contract_id":"c1"}`}},
@@ -161,7 +114,7 @@ func TestToolCallRoundTrip(t *testing.T) {
 		t.Errorf("second reply = %+v", r2.Message)
 	}
 
-	reqs := f.requests()
+	reqs := f.Requests()
 	if reqs[0].Path != "/v1/chat/completions" || reqs[0].Header.Get("Authorization") != "Bearer sk-test" {
 		t.Errorf("path %q auth %q", reqs[0].Path, reqs[0].Header.Get("Authorization"))
 	}
@@ -197,7 +150,7 @@ type summary struct {
 }
 
 func TestStructuredOutput(t *testing.T) {
-	f := newFake(t, textReply(`{"count":3,"type":"Distributor"}`))
+	f := llmtest.NewReplayServer(t, textReply(`{"count":3,"type":"Distributor"}`))
 	m := newModel(t, f, nil)
 	got, _, err := llm.GenerateData[summary](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
 	if err != nil {
@@ -206,7 +159,7 @@ func TestStructuredOutput(t *testing.T) {
 	if got != (summary{Count: 3, Type: "Distributor"}) {
 		t.Errorf("got %+v", got)
 	}
-	rf := f.requests()[0].Body["response_format"].(map[string]any)
+	rf := f.Requests()[0].Body["response_format"].(map[string]any)
 	js := rf["json_schema"].(map[string]any)
 	schema := js["schema"].(map[string]any)
 	if rf["type"] != "json_schema" || js["name"] != "summary" || schema["type"] != "object" {
@@ -218,7 +171,7 @@ func TestStructuredOutput(t *testing.T) {
 }
 
 func TestMalformedJSONFromModel(t *testing.T) {
-	f := newFake(t, textReply(`{"count": three}`))
+	f := llmtest.NewReplayServer(t, textReply(`{"count": three}`))
 	m := newModel(t, f, nil)
 	_, resp, err := llm.GenerateData[summary](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
 	var pe *llm.ParseError
@@ -235,7 +188,7 @@ func TestStreaming(t *testing.T) {
 		}
 		return `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + fr + `}]}`
 	}
-	f := newFake(t,
+	f := llmtest.NewReplayServer(t,
 		sse(
 			chunk(`{"role":"assistant","content":"Looking"}`, ""),
 			chunk(`{"content":" it up."}`, ""),
@@ -278,32 +231,32 @@ func TestStreaming(t *testing.T) {
 	if resp.Usage != (llm.Usage{InputTokens: 11, OutputTokens: 22}) || resp.FinishReason != "tool_calls" {
 		t.Errorf("usage %+v finish %q", resp.Usage, resp.FinishReason)
 	}
-	body := f.requests()[0].Body
+	body := f.Requests()[0].Body
 	if body["stream"] != true || body["stream_options"].(map[string]any)["include_usage"] != true {
 		t.Errorf("stream flags = %v %v", body["stream"], body["stream_options"])
 	}
 }
 
 func TestStreamCallbackErrorStops(t *testing.T) {
-	f := newFake(t, sse(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`))
+	f := llmtest.NewReplayServer(t, sse(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`))
 	m := newModel(t, f, nil)
 	stop := errors.New("client went away")
 	_, err := m.Stream(context.Background(), &llm.Request{}, func(llm.Delta) error { return stop })
-	if !errors.Is(err, stop) || len(f.requests()) != 1 {
-		t.Errorf("err = %v after %d requests; want the callback's error, no retry", err, len(f.requests()))
+	if !errors.Is(err, stop) || len(f.Requests()) != 1 {
+		t.Errorf("err = %v after %d requests; want the callback's error, no retry", err, len(f.Requests()))
 	}
 }
 
 func TestRateLimitThenSuccess(t *testing.T) {
-	f := newFake(t, errorReply(429, map[string]string{"Retry-After": "1"}), textReply("ok"))
+	f := llmtest.NewReplayServer(t, errorReply(429, map[string]string{"Retry-After": "1"}), textReply("ok"))
 	m := newModel(t, f, nil)
 	start := time.Now()
 	r, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Message.Content != "ok" || len(f.requests()) != 2 {
-		t.Errorf("reply %q after %d requests", r.Message.Content, len(f.requests()))
+	if r.Message.Content != "ok" || len(f.Requests()) != 2 {
+		t.Errorf("reply %q after %d requests", r.Message.Content, len(f.Requests()))
 	}
 	if waited := time.Since(start); waited < time.Second {
 		t.Errorf("retried after %v, want ≥ the server's Retry-After of 1s", waited)
@@ -311,7 +264,7 @@ func TestRateLimitThenSuccess(t *testing.T) {
 }
 
 func TestStreamRateLimitThenSuccess(t *testing.T) {
-	f := newFake(t, errorReply(429, map[string]string{"Retry-After-Ms": "50"}),
+	f := llmtest.NewReplayServer(t, errorReply(429, map[string]string{"Retry-After-Ms": "50"}),
 		sse(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"fine"},"finish_reason":"stop"}]}`))
 	m := newModel(t, f, nil)
 	r, err := m.Stream(context.Background(), &llm.Request{}, func(llm.Delta) error { return nil })
@@ -321,7 +274,7 @@ func TestStreamRateLimitThenSuccess(t *testing.T) {
 }
 
 func TestServerErrorsExhaustRetries(t *testing.T) {
-	f := newFake(t, errorReply(500, nil), errorReply(502, nil), errorReply(503, nil))
+	f := llmtest.NewReplayServer(t, errorReply(500, nil), errorReply(502, nil), errorReply(503, nil))
 	m := newModel(t, f, nil)
 	_, err := m.Generate(context.Background(), &llm.Request{})
 	if !errors.Is(err, llm.ErrUnavailable) {
@@ -331,22 +284,22 @@ func TestServerErrorsExhaustRetries(t *testing.T) {
 	if !errors.As(err, &ae) || ae.StatusCode != 503 || !strings.Contains(err.Error(), "after 3 attempts") {
 		t.Errorf("err = %v, want the last status and the attempt count", err)
 	}
-	if n := len(f.requests()); n != 3 {
+	if n := len(f.Requests()); n != 3 {
 		t.Errorf("%d requests, want 3", n)
 	}
 }
 
 func TestAuthErrorNotRetried(t *testing.T) {
-	f := newFake(t, errorReply(401, nil))
+	f := llmtest.NewReplayServer(t, errorReply(401, nil))
 	m := newModel(t, f, nil)
 	_, err := m.Generate(context.Background(), &llm.Request{})
-	if !errors.Is(err, llm.ErrAuth) || len(f.requests()) != 1 || !strings.Contains(err.Error(), "status 401 from fake") {
-		t.Errorf("err = %v after %d requests", err, len(f.requests()))
+	if !errors.Is(err, llm.ErrAuth) || len(f.Requests()) != 1 || !strings.Contains(err.Error(), "status 401 from fake") {
+		t.Errorf("err = %v after %d requests", err, len(f.Requests()))
 	}
 }
 
 func TestTimeout(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+	f := llmtest.NewReplayServer(t, func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 		case <-time.After(5 * time.Second):
@@ -361,13 +314,13 @@ func TestTimeout(t *testing.T) {
 	if el := time.Since(start); el > 2*time.Second {
 		t.Errorf("took %v, want about the 100ms timeout", el)
 	}
-	if n := len(f.requests()); n != 1 {
+	if n := len(f.Requests()); n != 1 {
 		t.Errorf("%d requests, want 1 (timeouts are not retried)", n)
 	}
 }
 
 func TestContextCancel(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	f := llmtest.NewReplayServer(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	m := newModel(t, f, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
@@ -392,7 +345,7 @@ func TestUnreachable(t *testing.T) {
 }
 
 func TestEmbed(t *testing.T) {
-	f := newFake(t, jsonReply(map[string]any{
+	f := llmtest.NewReplayServer(t, jsonReply(map[string]any{
 		"object": "list", "model": "emb",
 		"data": []any{
 			map[string]any{"object": "embedding", "index": 1, "embedding": []float64{0, 1}},
@@ -408,8 +361,8 @@ func TestEmbed(t *testing.T) {
 	if diff := cmp.Diff([][]float32{{1, 0.5}, {0, 1}}, vs); diff != "" {
 		t.Errorf("vectors (-want +got):\n%s", diff)
 	}
-	body := f.requests()[0].Body
-	if usage.InputTokens != 6 || body["model"] != "text-embedding-3-small" || f.requests()[0].Path != "/v1/embeddings" {
+	body := f.Requests()[0].Body
+	if usage.InputTokens != 6 || body["model"] != "text-embedding-3-small" || f.Requests()[0].Path != "/v1/embeddings" {
 		t.Errorf("usage %+v body %v", usage, body)
 	}
 	if diff := cmp.Diff([]any{"first", "second"}, body["input"]); diff != "" {
@@ -418,9 +371,9 @@ func TestEmbed(t *testing.T) {
 }
 
 func TestAzure(t *testing.T) {
-	f := newFake(t, textReply("from azure"))
+	f := llmtest.NewReplayServer(t, textReply("from azure"))
 	m, err := openai.New(openai.Config{Name: "azure", Model: "my-deploy", APIKey: "az-key",
-		AzureEndpoint: f.srv.URL, AzureAPIVersion: "2024-10-21"})
+		AzureEndpoint: f.URL, AzureAPIVersion: "2024-10-21"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +381,7 @@ func TestAzure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := f.requests()[0]
+	req := f.Requests()[0]
 	if r.Message.Content != "from azure" || req.Path != "/openai/deployments/my-deploy/chat/completions" ||
 		req.Query != "api-version=2024-10-21" || req.Header.Get("Api-Key") != "az-key" || req.Header.Get("Authorization") != "" {
 		t.Errorf("azure request path %q query %q headers %v", req.Path, req.Query, req.Header)
@@ -458,7 +411,7 @@ func TestNewValidates(t *testing.T) {
 func TestStreamingToolCallsWithoutDistinctIndexes(t *testing.T) {
 	// Some servers (older llama.cpp, some proxies) send every complete call
 	// with index 0; distinct ids must still make distinct calls.
-	f := newFake(t, sse(
+	f := llmtest.NewReplayServer(t, sse(
 		`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"get_contract","arguments":"{\"contract_id\":\"c1\"}"}}]},"finish_reason":null}]}`,
 		`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"b","type":"function","function":{"name":"get_contract","arguments":"{\"contract_id\":\"c2\"}"}}]},"finish_reason":"tool_calls"}]}`,
 	))
@@ -482,7 +435,7 @@ func TestStreamInterruptedIsNotRetried(t *testing.T) {
 		w.(http.Flusher).Flush()
 		panic(http.ErrAbortHandler) // drop the connection mid-stream
 	}
-	f := newFake(t, broken, textReply("must not be requested"))
+	f := llmtest.NewReplayServer(t, broken, textReply("must not be requested"))
 	var got strings.Builder
 	_, err := newModel(t, f, nil).Stream(context.Background(), &llm.Request{}, func(d llm.Delta) error {
 		got.WriteString(d.Text)
@@ -491,8 +444,8 @@ func TestStreamInterruptedIsNotRetried(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "stream interrupted") {
 		t.Fatalf("err = %v, want an interrupted stream", err)
 	}
-	if got.String() != "partial " || len(f.requests()) != 1 {
-		t.Errorf("received %q over %d requests; a stream that already delivered text must not be replayed", got.String(), len(f.requests()))
+	if got.String() != "partial " || len(f.Requests()) != 1 {
+		t.Errorf("received %q over %d requests; a stream that already delivered text must not be replayed", got.String(), len(f.Requests()))
 	}
 }
 
@@ -517,7 +470,7 @@ func TestStreamTimeoutIsPerPiece(t *testing.T) {
 	}
 	// 8 pieces 40ms apart take longer than the 150ms timeout in all, but
 	// none waits longer than it.
-	f := newFake(t, slow(40*time.Millisecond, 8), slow(time.Second, 2))
+	f := llmtest.NewReplayServer(t, slow(40*time.Millisecond, 8), slow(time.Second, 2))
 	m := newModel(t, f, func(c *openai.Config) { c.Timeout = 150 * time.Millisecond })
 	resp, err := m.Stream(context.Background(), &llm.Request{}, func(llm.Delta) error { return nil })
 	if err != nil || resp.Message.Content != "01234567" {
