@@ -61,6 +61,9 @@ type Agent struct {
 	MaxResultBytes int
 	// Temperature, when set, is passed to every model call.
 	Temperature *float64
+	// Seed, when set, is passed to every model call so runs can be
+	// reproduced (eval fixes it).
+	Seed *int64
 	// Log receives debug traces of prompts and tool calls; none when nil.
 	Log *slog.Logger
 }
@@ -192,7 +195,7 @@ func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, stri
 		maxSteps = DefaultMaxSteps
 	}
 	for step := 1; step <= maxSteps; step++ {
-		req := &llm.Request{Messages: msgs, Tools: r.defs, Temperature: r.a.Temperature}
+		req := &llm.Request{Messages: msgs, Tools: r.defs, Temperature: r.a.Temperature, Seed: r.a.Seed}
 		r.log.Debug("model call", "step", step, "messages", len(msgs), "last", msgs[len(msgs)-1].Content)
 		resp, err := r.generate(ctx, req)
 		if err != nil {
@@ -342,7 +345,7 @@ func (r *run) rewrite(ctx context.Context, history []llm.Message, question, date
 		return question
 	}
 	v, resp, err := llm.GenerateData[rewritten](ctx, r.a.Model, &llm.Request{
-		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}, Temperature: r.a.Temperature,
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}, Temperature: r.a.Temperature, Seed: r.a.Seed,
 	})
 	if resp != nil {
 		r.usage = r.usage.Add(resp.Usage)
@@ -370,7 +373,7 @@ func (r *run) critique(ctx context.Context, question, draft string) []string {
 		return nil
 	}
 	v, resp, err := llm.GenerateData[critique](ctx, r.a.Model, &llm.Request{
-		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}, Temperature: r.a.Temperature,
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}, Temperature: r.a.Temperature, Seed: r.a.Seed,
 	})
 	if resp != nil {
 		r.usage = r.usage.Add(resp.Usage)

@@ -58,7 +58,10 @@ type Request struct {
 	Tools          []ToolDef
 	ResponseFormat *ResponseFormat
 	Temperature    *float64
-	MaxTokens      int
+	// Seed, when set, asks the provider for reproducible sampling (providers
+	// without a seed parameter ignore it).
+	Seed      *int64
+	MaxTokens int
 }
 
 // Usage counts tokens of one or more calls.
