@@ -94,6 +94,10 @@ type Chunk struct {
 	Start     int       `json:"start"`
 	End       int       `json:"end"`
 	Embedding []float32 `json:"embedding,omitempty"`
+	// EmbeddingModel names the model that made Embedding (as configured,
+	// e.g. "openai:text-embedding-3-small"), so that a store can tell which
+	// vectors a model change must redo; "" means unknown.
+	EmbeddingModel string `json:"embedding_model,omitempty"`
 }
 
 // Evidence ties one extracted field value to the words that support it.

@@ -158,6 +158,9 @@ func Prepare(in *contract.Contract) (*Prepared, error) {
 		if ch.ID == "" {
 			ch.ID = c.ID + "#chunk-" + strconv.Itoa(i+1)
 		}
+		if len(ch.Embedding) == 0 {
+			ch.EmbeddingModel = "" // names no vector
+		}
 	}
 	for i, e := range c.Evidence {
 		field := fmt.Sprintf("evidence[%d]", i)

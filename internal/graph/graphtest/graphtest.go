@@ -60,6 +60,8 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store) {
 	t.Run("AtomicFailure", func(t *testing.T) { testAtomicFailure(t, load(t)) })
 	t.Run("Cancelled", func(t *testing.T) { testCancelled(t, load(t)) })
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, load(t)) })
+	t.Run("ChunkBackfill", func(t *testing.T) { testChunkBackfill(t, load(t)) })
+	t.Run("EmbeddingBackfill", func(t *testing.T) { testEmbeddingBackfill(t, load(t)) })
 	t.Run("Empty", func(t *testing.T) {
 		s := open(t)
 		defer s.Close()

@@ -220,7 +220,7 @@ var writeSQL = map[string]string{
 	"insContractFTS": `INSERT INTO contract_fts(rowid, title, summary, scope) VALUES (?, ?, ?, ?)`,
 	"insRole":        `INSERT INTO contract_parties(contract_pk, ord, party_pk, name, role, location_pk, country, contract_type) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insClause":      `INSERT INTO clauses(contract_pk, ord, id, type, grp, summary, text, start, "end", verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	"insChunk":       `INSERT INTO chunks(contract_pk, ord, id, text, start, "end", verified, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insChunk":       `INSERT INTO chunks(contract_pk, ord, id, text, start, "end", verified, embedding, embedding_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insPassageFTS":  `INSERT INTO passage_fts(rowid, text, summary) VALUES (?, ?, ?)`,
 	"insEvidence":    `INSERT INTO evidence(contract_pk, ord, field, value, quote, start, "end", verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 	"ftsContracts": `INSERT INTO contract_fts(rowid, title, summary, scope)
@@ -469,12 +469,12 @@ func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldP
 		}
 	}
 	for i, ch := range c.Chunks {
-		var emb any
+		var emb, model any
 		if len(ch.Embedding) > 0 {
-			emb = encodeVector(ch.Embedding)
+			emb, model = encodeVector(ch.Embedding), null(ch.EmbeddingModel)
 		}
 		verified := c.Text[ch.Start:ch.End] == ch.Text
-		chPK, err := w.insert(ctx, "insChunk", newPK, ch.Ord, ch.ID, ch.Text, ch.Start, ch.End, verified, emb)
+		chPK, err := w.insert(ctx, "insChunk", newPK, ch.Ord, ch.ID, ch.Text, ch.Start, ch.End, verified, emb, model)
 		if err != nil {
 			return fmt.Errorf("chunks[%d]: %w", i, err)
 		}

@@ -76,7 +76,7 @@ func (s *Store) PutStatutes(ctx context.Context, sts []contract.Statute) (graph.
 				continue
 			default:
 				if _, err := tx.ExecContext(ctx, `UPDATE statutes SET jurisdiction = ?, code = ?, number = ?, heading = ?, text = ?,
-					url = ?, content_hash = ?, embedding = NULL WHERE pk = ?`, st.Jurisdiction, st.Code, st.Number, st.Heading, st.Text, st.URL, hashes[i], pk); err != nil {
+					url = ?, content_hash = ?, embedding = NULL, embedding_model = NULL WHERE pk = ?`, st.Jurisdiction, st.Code, st.Number, st.Heading, st.Text, st.URL, hashes[i], pk); err != nil {
 					return fmt.Errorf("update statute %q: %w", st.ID, err)
 				}
 				if _, err := tx.ExecContext(ctx, `DELETE FROM statute_fts WHERE rowid = ?`, pk); err != nil {
@@ -279,7 +279,8 @@ func (s *Store) StatutesWithoutEmbedding(ctx context.Context, limit int) ([]cont
 	return out, nil
 }
 
-// PutStatuteEmbeddings stores embeddings; see graph.StatuteVectorStore.
+// PutStatuteEmbeddings stores embeddings; see graph.StatuteVectorStore. It
+// records no model, so the backfill (PutEmbeddings) redoes them.
 func (s *Store) PutStatuteEmbeddings(ctx context.Context, ids []string, vecs [][]float32) error {
 	if len(ids) != len(vecs) {
 		return fmt.Errorf("put statute embeddings: %d ids but %d vectors", len(ids), len(vecs))
@@ -291,7 +292,7 @@ func (s *Store) PutStatuteEmbeddings(ctx context.Context, ids []string, vecs [][
 	}
 	err := s.withWriteTx(ctx, func(tx *sql.Tx) error {
 		for i, id := range ids {
-			res, err := tx.ExecContext(ctx, `UPDATE statutes SET embedding = ? WHERE id = ?`, encodeVector(vecs[i]), id)
+			res, err := tx.ExecContext(ctx, `UPDATE statutes SET embedding = ?, embedding_model = NULL WHERE id = ?`, encodeVector(vecs[i]), id)
 			if err != nil {
 				return fmt.Errorf("statute %q: %w", id, err)
 			}

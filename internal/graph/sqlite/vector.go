@@ -35,6 +35,10 @@ func (s *Store) SearchVectors(ctx context.Context, q graph.VectorQuery) ([]graph
 		query += ` AND c.id IN (` + placeholders(len(q.ContractIDs)) + `)`
 		args = append(args, anys(q.ContractIDs)...)
 	}
+	if q.Model != "" {
+		query += ` AND ch.embedding_model = ?`
+		args = append(args, q.Model)
+	}
 	var hits []graph.ClauseHit
 	err = eachRow(ctx, s.rdb, query, args, func(r *sql.Rows) error {
 		var h graph.ClauseHit
