@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/contractgraph/contractgraph/internal/extract"
+	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/ingest"
 	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/resolve"
@@ -78,17 +80,7 @@ func (a *app) runIngest(cmd *cobra.Command, args []string, f ingestFlags) error 
 			return usageError(fmt.Errorf("%s: %w", p, err))
 		}
 	}
-	model, err := a.openModel(ctx)
-	if err != nil {
-		return usageError(err)
-	}
-	var embedder llm.Embedder
-	if strings.TrimSpace(a.cfg.EmbedModel) != "" {
-		if embedder, err = a.openEmbedder(ctx); err != nil {
-			return usageError(err)
-		}
-	}
-	ext, err := extract.New(ingest.NewRateLimitedModel(model, f.rpm, f.tpm), extract.Options{ContextTokens: f.contextTokens, Logger: a.log})
+	w, err := a.openIngestWiring(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -99,19 +91,7 @@ func (a *app) runIngest(cmd *cobra.Command, args []string, f ingestFlags) error 
 	defer store.Close()
 
 	bar := newIngestBar(a.stderr, a.cfg.JSON)
-	loader := ingest.NewLoader(ingest.LoaderOptions{MaxBytes: f.maxBytes, PDFToText: ingest.FindPDFToText()})
-	p := ingest.NewPipeline(loader, ext, store, ingest.Options{
-		Model:            a.cfg.Model,
-		Concurrency:      f.concurrency,
-		Force:            f.force,
-		Chunk:            retrieve.ChunkOptions{Max: f.maxChunk},
-		Embedder:         embedder,
-		EmbedModel:       a.cfg.EmbedModel,
-		Resolve:          !f.noResolve,
-		ResolveThreshold: f.threshold,
-		Progress:         bar.update,
-		Logger:           a.log,
-	})
+	p := a.newIngestPipeline(w, store, f, bar.update)
 	sum, runErr := p.Run(ctx, args)
 	bar.clear()
 	if sum == nil {
@@ -133,6 +113,49 @@ func (a *app) runIngest(cmd *cobra.Command, args []string, f ingestFlags) error 
 		return silentExit(1)
 	}
 	return nil
+}
+
+// ingestWiring is what `ingest` and `eval extraction` share ahead of the
+// store: the extractor over the rate-limited model, and the embedder.
+type ingestWiring struct {
+	ext      *extract.Extractor
+	embedder llm.Embedder // nil without --embed-model
+}
+
+// openIngestWiring opens the model (and embedder) and builds the
+// extractor; a missing or malformed model name is a usage error.
+func (a *app) openIngestWiring(ctx context.Context, f ingestFlags) (*ingestWiring, error) {
+	model, err := a.openModel(ctx)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	w := &ingestWiring{}
+	if strings.TrimSpace(a.cfg.EmbedModel) != "" {
+		if w.embedder, err = a.openEmbedder(ctx); err != nil {
+			return nil, usageError(err)
+		}
+	}
+	if w.ext, err = extract.New(ingest.NewRateLimitedModel(model, f.rpm, f.tpm), extract.Options{ContextTokens: f.contextTokens, Logger: a.log}); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// newIngestPipeline is the ingestion pipeline over w writing to store.
+func (a *app) newIngestPipeline(w *ingestWiring, store graph.Store, f ingestFlags, progress func(ingest.Progress)) *ingest.Pipeline {
+	loader := ingest.NewLoader(ingest.LoaderOptions{MaxBytes: f.maxBytes, PDFToText: ingest.FindPDFToText()})
+	return ingest.NewPipeline(loader, w.ext, store, ingest.Options{
+		Model:            a.cfg.Model,
+		Concurrency:      f.concurrency,
+		Force:            f.force,
+		Chunk:            retrieve.ChunkOptions{Max: f.maxChunk},
+		Embedder:         w.embedder,
+		EmbedModel:       a.cfg.EmbedModel,
+		Resolve:          !f.noResolve,
+		ResolveThreshold: f.threshold,
+		Progress:         progress,
+		Logger:           a.log,
+	})
 }
 
 func printIngestSummary(w io.Writer, sum *ingest.Summary) {
