@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -319,7 +320,7 @@ func TestCallTimeout(t *testing.T) {
 func TestInvokeStreamIdleTimeout(t *testing.T) {
 	r := llm.Retry{MaxAttempts: 3, BaseDelay: time.Millisecond}
 	// Data that keeps coming is never cut off, however long it takes.
-	err := llm.InvokeStream(context.Background(), "p", r, 50*time.Millisecond, func(ctx context.Context, touch func()) error {
+	err := llm.InvokeStream(context.Background(), "p", r, 0, 50*time.Millisecond, func(ctx context.Context, touch func()) error {
 		for range 6 {
 			select {
 			case <-ctx.Done():
@@ -335,7 +336,7 @@ func TestInvokeStreamIdleTimeout(t *testing.T) {
 	}
 	// A stall ends the attempt, without retries.
 	calls := 0
-	err = llm.InvokeStream(context.Background(), "p", r, 30*time.Millisecond, func(ctx context.Context, touch func()) error {
+	err = llm.InvokeStream(context.Background(), "p", r, 0, 30*time.Millisecond, func(ctx context.Context, touch func()) error {
 		calls++
 		touch()
 		<-ctx.Done()
@@ -344,5 +345,139 @@ func TestInvokeStreamIdleTimeout(t *testing.T) {
 	var ae *llm.APIError
 	if !errors.As(err, &ae) || ae.Timeout != 30*time.Millisecond || !errors.Is(err, context.DeadlineExceeded) || calls != 1 {
 		t.Errorf("stalled stream: err = %v after %d calls", err, calls)
+	}
+}
+
+func TestInvokeStreamFirstPieceBound(t *testing.T) {
+	r := llm.Retry{MaxAttempts: 1}
+	// A long wait for the first piece (the server reading a long prompt)
+	// passes under a generous first bound even though it exceeds idle.
+	err := llm.InvokeStream(context.Background(), "p", r, 200*time.Millisecond, 30*time.Millisecond, func(ctx context.Context, touch func()) error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(80 * time.Millisecond):
+		}
+		touch()
+		for range 3 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(10 * time.Millisecond):
+				touch()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("slow first piece within its bound: %v", err)
+	}
+	// After the first piece, a stall longer than idle ends the attempt and
+	// the error names the idle bound.
+	err = llm.InvokeStream(context.Background(), "p", r, 200*time.Millisecond, 30*time.Millisecond, func(ctx context.Context, touch func()) error {
+		touch()
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	var ae *llm.APIError
+	if !errors.As(err, &ae) || ae.Timeout != 30*time.Millisecond || !strings.Contains(err.Error(), "no data within 30ms") {
+		t.Errorf("stall after first piece: err = %v", err)
+	}
+}
+
+func TestTimeoutsByKindAndPrompt(t *testing.T) {
+	prompt := strings.Repeat("x", 4000) // 1,000 estimated tokens
+	chat := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}, MaxTokens: 500}
+	structured := &llm.Request{Messages: chat.Messages, MaxTokens: 500, ResponseFormat: &llm.ResponseFormat{Name: "x", Schema: []byte(`{}`)}}
+	if llm.KindOf(chat) != llm.CallChat || llm.KindOf(structured) != llm.CallStructured || llm.CallStructured.String() != "extract" {
+		t.Fatalf("kinds: %v %v", llm.KindOf(chat), llm.KindOf(structured))
+	}
+	fixed := llm.Timeouts{Chat: time.Minute, Structured: 5 * time.Minute}
+	if got := fixed.For(chat, 2*time.Minute); got != time.Minute {
+		t.Errorf("chat = %s, want 1m", got)
+	}
+	if got := fixed.For(structured, 2*time.Minute); got != 5*time.Minute {
+		t.Errorf("structured = %s, want 5m", got)
+	}
+	if got := fixed.ForEmbed(2 * time.Minute); got != 2*time.Minute {
+		t.Errorf("embed falls back to the provider timeout: %s", got)
+	}
+	if got := (llm.Timeouts{Chat: -1}).For(chat, time.Minute); got != 0 {
+		t.Errorf("negative means no bound, got %s", got)
+	}
+	// At 10 tokens/s the bound grows with the prompt; a call that is not
+	// streamed also gets time for its reply.
+	slow := llm.Timeouts{Chat: time.Minute, TokensPerSecond: 10}
+	n := llm.EstimateRequestTokens(chat)
+	if n < 1000 || n > 1010 {
+		t.Fatalf("estimate = %d tokens, want about 1000", n)
+	}
+	want := time.Minute + time.Duration(float64(n+500)/10*float64(time.Second))
+	if got := slow.For(chat, 0); got != want {
+		t.Errorf("non-streamed = %s, want %s", got, want)
+	}
+	first, idle := slow.ForStream(chat, 0)
+	if wantFirst := time.Minute + time.Duration(float64(n)/10*float64(time.Second)); first != wantFirst || idle != time.Minute {
+		t.Errorf("stream = %s first, %s idle; want %s and 1m", first, idle, wantFirst)
+	}
+	// A cold agent step: 6,668 prompt tokens on a 2-core machine under load
+	// (6 tokens/s) takes about 18.5 minutes before the first token.
+	cold := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: strings.Repeat("y", 6668*4)}}}
+	local := llm.Timeouts{Chat: 5 * time.Minute, TokensPerSecond: 5}
+	if first, _ := local.ForStream(cold, 0); first < 19*time.Minute {
+		t.Errorf("cold first-piece bound %s would cut off a slow local server", first)
+	}
+}
+
+func TestGenerateDataStreamsWithProgress(t *testing.T) {
+	reply := `{"complete": true, "follow_ups": ["who signed?", "when?"]}`
+	m := llmtest.NewScripted(llmtest.Text(reply)).Streaming()
+	var last llm.Progress
+	calls := 0
+	got, resp, err := llm.GenerateData[verdict](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}},
+		llm.WithProgress(func(p llm.Progress) { calls++; last = p }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Complete || len(got.FollowUps) != 2 || resp.Message.Content != reply {
+		t.Errorf("value %+v, content %q", got, resp.Message.Content)
+	}
+	if calls < 5 || last.Bytes != len(reply) || last.Deltas != calls {
+		t.Errorf("progress: %d calls, last %+v; want one per piece, ending at %d bytes", calls, last, len(reply))
+	}
+	// A streamed reply that fails the schema is a ParseError like any other.
+	m = llmtest.NewScripted(llmtest.Text(`{"complete": true}`)).Streaming()
+	_, _, err = llm.GenerateData[verdict](context.Background(), m, &llm.Request{})
+	var pe *llm.ParseError
+	if !errors.As(err, &pe) || pe.Raw != `{"complete": true}` {
+		t.Errorf("err = %v, want a ParseError with the raw reply", err)
+	}
+}
+
+func TestCompleteWithoutStreamer(t *testing.T) {
+	m := llmtest.NewScripted(llmtest.Text("four bytes"))
+	var got llm.Progress
+	resp, err := llm.Complete(context.Background(), m, &llm.Request{}, func(p llm.Progress) { got = p })
+	if err != nil || resp.Message.Content != "four bytes" || got != (llm.Progress{Deltas: 1, Bytes: 10}) {
+		t.Errorf("resp %v err %v progress %+v", resp, err, got)
+	}
+}
+
+func TestWireSchemaKeepsPropertyOrder(t *testing.T) {
+	raw := `{"type":"object","properties":{"summary":{"type":"string"},"parties":{"type":"array"},"clauses":{"type":"array"}}}`
+	m, err := llm.WireSchema([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if i, j, k := strings.Index(s, `"summary"`), strings.Index(s, `"parties"`), strings.Index(s, `"clauses"`); !(i < j && j < k) {
+		t.Errorf("order lost: %s", s)
+	}
+	if _, err := llm.WireSchema([]byte(`[1]`)); err == nil {
+		t.Error("a schema that is not an object must fail")
 	}
 }

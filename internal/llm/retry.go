@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -235,24 +236,46 @@ func Invoke(ctx context.Context, provider string, r Retry, timeout time.Duration
 	})
 }
 
-// InvokeStream is Invoke for streamed calls: idle bounds the wait for the
-// first and each following piece of the stream rather than the whole call,
-// so a long answer that keeps arriving is never cut off. fn calls touch
-// whenever data arrives. A stall ends the attempt with an *APIError of
-// class ErrUnavailable with Timeout set (not retried).
-func InvokeStream(ctx context.Context, provider string, r Retry, idle time.Duration, fn func(ctx context.Context, touch func()) error) error {
+// InvokeStream is Invoke for streamed calls: first bounds the wait for the
+// first piece of the stream (which includes the server reading the prompt)
+// and idle each wait after it, rather than the whole call, so a long answer
+// that keeps arriving is never cut off. fn calls touch whenever data
+// arrives. A stall ends the attempt with an *APIError of class
+// ErrUnavailable with Timeout set (not retried). A bound ≤ 0 means none;
+// first ≤ 0 takes idle.
+func InvokeStream(ctx context.Context, provider string, r Retry, first, idle time.Duration, fn func(ctx context.Context, touch func()) error) error {
+	if first <= 0 {
+		first = idle
+	}
 	return r.Do(ctx, func(ctx context.Context) error {
-		if idle <= 0 {
+		if idle <= 0 && first <= 0 {
 			return fn(ctx, func() {})
 		}
 		cctx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
-		timer := time.AfterFunc(idle, func() { cancel(errCallTimeout) })
+		var (
+			mu      sync.Mutex
+			waiting = first // the bound now running, for the error
+		)
+		timer := time.AfterFunc(first, func() { cancel(errCallTimeout) })
 		defer timer.Stop()
-		err := fn(cctx, func() { timer.Reset(idle) })
+		touch := func() {
+			if idle <= 0 {
+				timer.Stop()
+				return
+			}
+			mu.Lock()
+			waiting = idle
+			mu.Unlock()
+			timer.Reset(idle)
+		}
+		err := fn(cctx, touch)
 		if err != nil && ctx.Err() == nil && errors.Is(context.Cause(cctx), errCallTimeout) {
-			return &APIError{Provider: provider, Kind: ErrUnavailable, Timeout: idle,
-				Message: fmt.Sprintf("no data within %s", idle), Err: context.DeadlineExceeded}
+			mu.Lock()
+			d := waiting
+			mu.Unlock()
+			return &APIError{Provider: provider, Kind: ErrUnavailable, Timeout: d,
+				Message: fmt.Sprintf("no data within %s", d), Err: context.DeadlineExceeded}
 		}
 		return err
 	})

@@ -84,24 +84,76 @@ func (e *ParseError) RepairMessages() []Message {
 
 // GenerateData runs req asking for a JSON reply shaped like T, then decodes
 // and validates it. req is not modified; its ResponseFormat is replaced by
-// T's schema. A reply that is not JSON, has unknown fields or fails the
+// T's schema. The reply is streamed when m is a Streamer (see Complete), so
+// a long reply is bounded by the wait for each piece rather than by one
+// call's timeout. A reply that is not JSON, has unknown fields or fails the
 // schema yields a *ParseError (with the raw reply); provider errors are
 // returned wrapped. The Response is returned whenever the model answered.
-func GenerateData[T any](ctx context.Context, m Model, req *Request) (T, *Response, error) {
+func GenerateData[T any](ctx context.Context, m Model, req *Request, opts ...DataOption) (T, *Response, error) {
 	var zero T
 	schema, err := SchemaFor[T]()
 	if err != nil {
 		return zero, nil, err
 	}
+	var o dataOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	r := *req
 	r.ResponseFormat = &ResponseFormat{Name: schema.Name, Schema: schema.Raw}
 	r.Tools = nil
-	resp, err := m.Generate(ctx, &r)
+	resp, err := Complete(ctx, m, &r, o.progress)
 	if err != nil {
 		return zero, nil, err
 	}
 	v, err := DecodeData[T](schema, resp.Message.Content)
 	return v, resp, err
+}
+
+// DataOption configures GenerateData.
+type DataOption func(*dataOptions)
+
+type dataOptions struct {
+	progress func(Progress)
+}
+
+// WithProgress has GenerateData report a streamed reply's progress to fn.
+func WithProgress(fn func(Progress)) DataOption {
+	return func(o *dataOptions) { o.progress = fn }
+}
+
+// Progress is how much of a streamed reply has arrived.
+type Progress struct {
+	Deltas int // pieces received; most servers send about one token each
+	Bytes  int // bytes of reply text and tool-call arguments received
+}
+
+// Complete runs req and returns the whole response. When m is a Streamer
+// the reply is streamed and assembled, calling progress (when not nil)
+// after each piece; otherwise it is one Generate call and progress is
+// called once with the whole reply. Errors are the model's.
+func Complete(ctx context.Context, m Model, req *Request, progress func(Progress)) (*Response, error) {
+	s, ok := m.(Streamer)
+	if !ok {
+		resp, err := m.Generate(ctx, req)
+		if err == nil && progress != nil {
+			n := len(resp.Message.Content)
+			for _, c := range resp.Message.ToolCalls {
+				n += len(c.Arguments)
+			}
+			progress(Progress{Deltas: 1, Bytes: n})
+		}
+		return resp, err
+	}
+	var p Progress
+	return s.Stream(ctx, req, func(d Delta) error {
+		p.Deltas++
+		p.Bytes += len(d.Text) + len(d.ArgumentsPart)
+		if progress != nil {
+			progress(p)
+		}
+		return nil
+	})
 }
 
 // DecodeData decodes text (a model's reply, possibly wrapped in a Markdown

@@ -36,6 +36,9 @@ type Config struct {
 	// Timeout bounds each attempt, and for streams the wait for each piece
 	// of the stream; 2 minutes when zero, none when negative.
 	Timeout time.Duration
+	// Timeouts refines Timeout by kind of call; a zero field takes
+	// Timeout. (The Messages API has no seed: Request.Seed is ignored.)
+	Timeouts llm.Timeouts
 	// Retry is the backoff for 429, 5xx (including 529 overloaded) and
 	// connection failures; the SDK's own retries are disabled.
 	Retry      llm.Retry
@@ -89,7 +92,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		return nil, err
 	}
 	var out *llm.Response
-	err = llm.Invoke(ctx, provider, m.cfg.Retry, m.cfg.Timeout, func(ctx context.Context) error {
+	err = llm.Invoke(ctx, provider, m.cfg.Retry, m.cfg.Timeouts.For(req, m.cfg.Timeout), func(ctx context.Context) error {
 		msg, err := m.client.Messages.New(ctx, params)
 		if err != nil {
 			return apiError(err)
@@ -111,7 +114,8 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request, fn func(llm.Delta)
 		return nil, err
 	}
 	var out *llm.Response
-	err = llm.InvokeStream(ctx, provider, m.cfg.Retry, m.cfg.Timeout, func(ctx context.Context, touch func()) error {
+	first, idle := m.cfg.Timeouts.ForStream(req, m.cfg.Timeout)
+	err = llm.InvokeStream(ctx, provider, m.cfg.Retry, first, idle, func(ctx context.Context, touch func()) error {
 		var err error
 		out, err = m.streamOnce(ctx, params, req.ResponseFormat, fn, touch)
 		return err
@@ -130,6 +134,9 @@ func (m *Model) streamOnce(ctx context.Context, params sdk.MessageNewParams, rf 
 		sent     bool
 		toolIdx  = map[int64]int{} // content block index → tool call index
 		nextTool int
+		// replyBlock is the content block of the forced reply tool.
+		replyBlock int64
+		hasReply   bool
 	)
 	for stream.Next() {
 		touch()
@@ -140,7 +147,10 @@ func (m *Model) streamOnce(ctx context.Context, params sdk.MessageNewParams, rf 
 		var d *llm.Delta
 		switch ev.Type {
 		case "content_block_start":
-			if ev.ContentBlock.Type == "tool_use" && rf == nil {
+			switch {
+			case ev.ContentBlock.Type == "tool_use" && rf != nil && ev.ContentBlock.Name == rf.Name:
+				replyBlock, hasReply = ev.Index, true
+			case ev.ContentBlock.Type == "tool_use" && rf == nil:
 				toolIdx[ev.Index] = nextTool
 				d = &llm.Delta{ToolCallIndex: nextTool, ToolCallID: ev.ContentBlock.ID, ToolCallName: ev.ContentBlock.Name}
 				nextTool++
@@ -152,7 +162,11 @@ func (m *Model) streamOnce(ctx context.Context, params sdk.MessageNewParams, rf 
 					d = &llm.Delta{Text: ev.Delta.Text}
 				}
 			case "input_json_delta":
-				if i, ok := toolIdx[ev.Index]; ok && ev.Delta.PartialJSON != "" {
+				if hasReply && ev.Index == replyBlock && ev.Delta.PartialJSON != "" {
+					// The forced tool's input is the structured reply:
+					// stream it as text, as the other providers do.
+					d = &llm.Delta{Text: ev.Delta.PartialJSON}
+				} else if i, ok := toolIdx[ev.Index]; ok && ev.Delta.PartialJSON != "" {
 					d = &llm.Delta{ToolCallIndex: i, ArgumentsPart: ev.Delta.PartialJSON}
 				}
 			}
@@ -259,17 +273,21 @@ func toolInput(args json.RawMessage) any {
 }
 
 func toolParam(name, description string, schema json.RawMessage) (*sdk.ToolParam, error) {
-	var s map[string]any
+	// Raw JSON values keep the schema's property order on the wire.
+	var s map[string]json.RawMessage
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return nil, fmt.Errorf("%s: tool %s: input schema: %w", provider, name, err)
 	}
-	in := sdk.ToolInputSchemaParam{Properties: s["properties"], ExtraFields: map[string]any{}}
-	if req, ok := s["required"].([]any); ok {
-		for _, r := range req {
-			if r, ok := r.(string); ok {
-				in.Required = append(in.Required, r)
-			}
+	in := sdk.ToolInputSchemaParam{ExtraFields: map[string]any{}}
+	if p, ok := s["properties"]; ok {
+		in.Properties = p
+	}
+	if raw, ok := s["required"]; ok {
+		var req []string
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return nil, fmt.Errorf("%s: tool %s: input schema: required: %w", provider, name, err)
 		}
+		in.Required = req
 	}
 	for k, v := range s {
 		if k != "properties" && k != "required" && k != "type" {

@@ -146,23 +146,61 @@ type verdict struct {
 	FollowUps []string `json:"follow_ups"`
 }
 
+// report's fields are deliberately not in alphabetical order.
+type report struct {
+	Summary string   `json:"summary"`
+	Parties []string `json:"parties"`
+}
+
 func TestStructuredOutputForcedTool(t *testing.T) {
-	f := llmtest.NewReplayServer(t, message("tool_use", toolUse("toolu_1", "verdict", map[string]any{"complete": false, "follow_ups": []string{"who?"}})))
+	// GenerateData streams: the forced tool's input arrives as JSON pieces
+	// and is reported as the reply's text.
+	f := llmtest.NewReplayServer(t, sse(
+		[2]string{"message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-test","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1}}}`},
+		[2]string{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"report","input":{}}}`},
+		[2]string{"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"summary\":\"s\","}}`},
+		[2]string{"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"\"parties\":[\"Acme\"]}"}}`},
+		[2]string{"content_block_stop", `{"type":"content_block_stop","index":0}`},
+		[2]string{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":17}}`},
+		[2]string{"message_stop", `{"type":"message_stop"}`},
+	))
 	m := newModel(t, f, nil)
-	got, _, err := llm.GenerateData[verdict](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}})
+	temp, seed := 0.0, int64(9)
+	var progress llm.Progress
+	got, _, err := llm.GenerateData[report](context.Background(), m,
+		&llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}, Temperature: &temp, Seed: &seed},
+		llm.WithProgress(func(p llm.Progress) { progress = p }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(verdict{FollowUps: []string{"who?"}}, got); diff != "" {
+	if diff := cmp.Diff(report{Summary: "s", Parties: []string{"Acme"}}, got); diff != "" {
 		t.Errorf("value (-want +got):\n%s", diff)
 	}
-	body := f.Requests()[0].Body
-	if diff := cmp.Diff(map[string]any{"type": "tool", "name": "verdict"}, body["tool_choice"]); diff != "" {
+	if progress.Deltas != 2 {
+		t.Errorf("progress = %+v, want the two JSON pieces", progress)
+	}
+	req := f.Requests()[0]
+	body := req.Body
+	if diff := cmp.Diff(map[string]any{"type": "tool", "name": "report"}, body["tool_choice"]); diff != "" {
 		t.Errorf("tool_choice (-want +got):\n%s", diff)
 	}
 	tools := body["tools"].([]any)
-	if len(tools) != 1 || tools[0].(map[string]any)["name"] != "verdict" {
+	if len(tools) != 1 || tools[0].(map[string]any)["name"] != "report" {
 		t.Errorf("tools = %v", tools)
+	}
+	schema := tools[0].(map[string]any)["input_schema"].(map[string]any)
+	if diff := cmp.Diff([]any{"summary", "parties"}, schema["required"]); diff != "" {
+		t.Errorf("required (-want +got):\n%s", diff)
+	}
+	if body["temperature"] != 0.0 || body["stream"] != true {
+		t.Errorf("temperature %v stream %v", body["temperature"], body["stream"])
+	}
+	if _, ok := body["seed"]; ok {
+		t.Error("the Messages API has no seed; it must not be sent")
+	}
+	raw := string(req.Raw)
+	if i, j := strings.Index(raw, `"summary":{`), strings.Index(raw, `"parties":{`); i < 0 || i > j {
+		t.Errorf("properties not in declared order:\n%s", raw)
 	}
 }
 
@@ -170,7 +208,16 @@ func TestMalformedJSONFromModel(t *testing.T) {
 	// A model ignoring the forced tool and writing broken JSON as text.
 	f := llmtest.NewReplayServer(t, message("end_turn", text(`{"complete": tru`)))
 	m := newModel(t, f, nil)
-	_, _, err := llm.GenerateData[verdict](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}})
+	resp, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}},
+		ResponseFormat: &llm.ResponseFormat{Name: "verdict", Schema: json.RawMessage(`{"type":"object"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := llm.SchemaFor[verdict]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = llm.DecodeData[verdict](schema, resp.Message.Content)
 	var pe *llm.ParseError
 	if !errors.As(err, &pe) || pe.Raw != `{"complete": tru` {
 		t.Fatalf("err = %v, want ParseError with the raw reply", err)

@@ -5,11 +5,13 @@
 package gemini
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -35,6 +37,8 @@ type Config struct {
 	// Timeout bounds each attempt, and for streams the wait for each piece
 	// of the stream; 2 minutes when zero, none when negative.
 	Timeout time.Duration
+	// Timeouts refines Timeout by kind of call; a zero field takes Timeout.
+	Timeouts llm.Timeouts
 	// Retry is the backoff for 429, 5xx and connection failures; the SDK's
 	// own retries stay off.
 	Retry      llm.Retry
@@ -97,7 +101,8 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		return nil, err
 	}
 	var out *llm.Response
-	err = m.invoke(ctx, func(ctx context.Context) error {
+	ctx = withSchema(ctx, req)
+	err = m.invoke(ctx, m.cfg.Timeouts.For(req, m.cfg.Timeout), func(ctx context.Context) error {
 		resp, err := m.client.Models.GenerateContent(ctx, m.cfg.Model, contents, cfg)
 		if err != nil {
 			return err
@@ -119,7 +124,8 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request, fn func(llm.Delta)
 		return nil, err
 	}
 	var out *llm.Response
-	err = m.invokeStream(ctx, func(ctx context.Context, touch func()) error {
+	ctx = withSchema(ctx, req)
+	err = m.invokeStream(ctx, req, func(ctx context.Context, touch func()) error {
 		sent := false
 		acc := &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}}
 		for chunk, err := range m.client.Models.GenerateContentStream(ctx, m.cfg.Model, contents, cfg) {
@@ -173,7 +179,7 @@ func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usa
 		contents[i] = genai.NewContentFromText(t, genai.RoleUser)
 	}
 	var vecs [][]float32
-	err := m.invoke(ctx, func(ctx context.Context) error {
+	err := m.invoke(ctx, m.cfg.Timeouts.ForEmbed(m.cfg.Timeout), func(ctx context.Context) error {
 		resp, err := m.client.Models.EmbedContent(ctx, model, contents, nil)
 		if err != nil {
 			return err
@@ -198,15 +204,17 @@ func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usa
 
 // invoke runs fn with retries and a per-attempt timeout, classifying SDK
 // errors with the response headers the transport captured.
-func (m *Model) invoke(ctx context.Context, fn func(ctx context.Context) error) error {
-	return llm.Invoke(ctx, provider, m.cfg.Retry, m.cfg.Timeout, func(ctx context.Context) error {
+func (m *Model) invoke(ctx context.Context, timeout time.Duration, fn func(ctx context.Context) error) error {
+	return llm.Invoke(ctx, provider, m.cfg.Retry, timeout, func(ctx context.Context) error {
 		return m.attempt(ctx, fn)
 	})
 }
 
-// invokeStream is invoke with the timeout applied to each piece of a stream.
-func (m *Model) invokeStream(ctx context.Context, fn func(ctx context.Context, touch func()) error) error {
-	return llm.InvokeStream(ctx, provider, m.cfg.Retry, m.cfg.Timeout, func(ctx context.Context, touch func()) error {
+// invokeStream is invoke with the timeouts applied to each piece of the
+// stream of req.
+func (m *Model) invokeStream(ctx context.Context, req *llm.Request, fn func(ctx context.Context, touch func()) error) error {
+	first, idle := m.cfg.Timeouts.ForStream(req, m.cfg.Timeout)
+	return llm.InvokeStream(ctx, provider, m.cfg.Retry, first, idle, func(ctx context.Context, touch func()) error {
 		return m.attempt(ctx, func(ctx context.Context) error { return fn(ctx, touch) })
 	})
 }
@@ -254,10 +262,58 @@ type headerKey struct{}
 
 type capturedHeader struct{ v atomic.Pointer[http.Header] }
 
+// schemaKey carries a request's response schema as the caller wrote it.
+type schemaKey struct{}
+
+// withSchemaOrder returns r with generationConfig.responseJsonSchema
+// replaced by schema verbatim. The SDK round-trips its config through
+// maps, which sorts the schema's properties alphabetically, and Gemini
+// writes a structured reply in the order the schema lists them.
+func withSchemaOrder(r *http.Request, schema json.RawMessage) (*http.Request, error) {
+	body, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	var top map[string]json.RawMessage
+	var gc map[string]json.RawMessage
+	if json.Unmarshal(body, &top) == nil && json.Unmarshal(top["generationConfig"], &gc) == nil {
+		if _, ok := gc["responseJsonSchema"]; ok {
+			gc["responseJsonSchema"] = schema
+			if b, err := json.Marshal(gc); err == nil {
+				top["generationConfig"] = b
+				if b, err := json.Marshal(top); err == nil {
+					body = b
+				}
+			}
+		}
+	}
+	out := r.Clone(r.Context())
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.ContentLength = int64(len(body))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	return out, nil
+}
+
+// withSchema marks ctx so that the transport sends req's response schema
+// in its own property order.
+func withSchema(ctx context.Context, req *llm.Request) context.Context {
+	if req.ResponseFormat == nil || !json.Valid(req.ResponseFormat.Schema) {
+		return ctx
+	}
+	return context.WithValue(ctx, schemaKey{}, json.RawMessage(req.ResponseFormat.Schema))
+}
+
 func (t headerCapture) RoundTrip(r *http.Request) (*http.Response, error) {
 	base := t.base
 	if base == nil {
 		base = http.DefaultTransport
+	}
+	if schema, ok := r.Context().Value(schemaKey{}).(json.RawMessage); ok && r.Body != nil {
+		var err error
+		if r, err = withSchemaOrder(r, schema); err != nil {
+			return nil, err
+		}
 	}
 	resp, err := base.RoundTrip(r)
 	if err == nil && resp.StatusCode >= 400 {
@@ -274,6 +330,10 @@ func (m *Model) params(req *llm.Request) ([]*genai.Content, *genai.GenerateConte
 	if req.Temperature != nil {
 		t := float32(*req.Temperature)
 		cfg.Temperature = &t
+	}
+	if req.Seed != nil {
+		seed := int32(*req.Seed) // Gemini's seed is 32 bits; larger seeds wrap
+		cfg.Seed = &seed
 	}
 	if req.MaxTokens > 0 {
 		cfg.MaxOutputTokens = int32(req.MaxTokens)
@@ -336,8 +396,8 @@ func (m *Model) params(req *llm.Request) ([]*genai.Content, *genai.GenerateConte
 	if len(req.Tools) > 0 {
 		tool := &genai.Tool{}
 		for _, t := range req.Tools {
-			var schema map[string]any
-			if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
+			schema, err := llm.WireSchema(t.InputSchema)
+			if err != nil {
 				return nil, nil, fmt.Errorf("%s: tool %s: input schema: %w", provider, t.Name, err)
 			}
 			tool.FunctionDeclarations = append(tool.FunctionDeclarations, &genai.FunctionDeclaration{
@@ -347,8 +407,8 @@ func (m *Model) params(req *llm.Request) ([]*genai.Content, *genai.GenerateConte
 		cfg.Tools = []*genai.Tool{tool}
 	}
 	if rf := req.ResponseFormat; rf != nil {
-		var schema map[string]any
-		if err := json.Unmarshal(rf.Schema, &schema); err != nil {
+		schema, err := llm.WireSchema(rf.Schema)
+		if err != nil {
 			return nil, nil, fmt.Errorf("%s: response format %s: %w", provider, rf.Name, err)
 		}
 		cfg.ResponseMIMEType = "application/json"

@@ -144,29 +144,63 @@ type verdict struct {
 	FollowUps []string `json:"follow_ups"`
 }
 
+// report's fields are deliberately not in alphabetical order.
+type report struct {
+	Summary string   `json:"summary"`
+	Parties []string `json:"parties"`
+}
+
 func TestStructuredOutput(t *testing.T) {
-	f := llmtest.NewReplayServer(t, reply(candidate("STOP", text(`{"complete":true,"follow_ups":[]}`))))
+	// GenerateData streams: the JSON reply arrives in pieces.
+	f := llmtest.NewReplayServer(t, sse(
+		map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{text(`{"summary":"s",`)}}, "index": 0}}},
+		map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{text(`"parties":["Acme"]}`)}}, "finishReason": "STOP", "index": 0}},
+			"usageMetadata": map[string]any{"promptTokenCount": 12, "candidatesTokenCount": 20, "totalTokenCount": 32}},
+	))
 	m := newModel(t, f, nil)
-	got, _, err := llm.GenerateData[verdict](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}})
+	temp, seed := 0.0, int64(42)
+	var progress llm.Progress
+	got, _, err := llm.GenerateData[report](context.Background(), m,
+		&llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}, Temperature: &temp, Seed: &seed},
+		llm.WithProgress(func(p llm.Progress) { progress = p }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !got.Complete || got.FollowUps == nil {
-		t.Errorf("got %+v", got)
+	if diff := cmp.Diff(report{Summary: "s", Parties: []string{"Acme"}}, got); diff != "" {
+		t.Errorf("value (-want +got):\n%s", diff)
 	}
-	gc := f.Requests()[0].Body["generationConfig"].(map[string]any)
+	if progress.Deltas != 2 {
+		t.Errorf("progress = %+v, want two pieces", progress)
+	}
+	req := f.Requests()[0]
+	gc := req.Body["generationConfig"].(map[string]any)
 	schema, _ := gc["responseJsonSchema"].(map[string]any)
 	if gc["responseMimeType"] != "application/json" || schema["type"] != "object" {
 		t.Errorf("generationConfig = %v", gc)
+	}
+	if gc["temperature"] != 0.0 || gc["seed"] != 42.0 {
+		t.Errorf("temperature %v seed %v, want 0 and 42", gc["temperature"], gc["seed"])
+	}
+	raw := string(req.Raw)
+	if i, j := strings.Index(raw, `"summary":{`), strings.Index(raw, `"parties":{`); i < 0 || i > j {
+		t.Errorf("properties not in declared order:\n%s", raw)
 	}
 }
 
 func TestMalformedJSONFromModel(t *testing.T) {
 	f := llmtest.NewReplayServer(t, reply(candidate("MAX_TOKENS", text(`{"complete":true,"follow_`))))
 	m := newModel(t, f, nil)
-	_, _, err := llm.GenerateData[verdict](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}})
+	resp, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := llm.SchemaFor[verdict]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = llm.DecodeData[verdict](schema, resp.Message.Content)
 	var pe *llm.ParseError
-	if !errors.As(err, &pe) || pe.Raw != `{"complete":true,"follow_` {
+	if !errors.As(err, &pe) || pe.Raw != `{"complete":true,"follow_` || resp.FinishReason != "MAX_TOKENS" {
 		t.Fatalf("err = %v, want ParseError", err)
 	}
 }

@@ -21,12 +21,14 @@ type ReplayServer struct {
 }
 
 // Request is what a ReplayServer received: the path, raw query, headers and
-// the JSON body decoded generically.
+// the JSON body decoded generically, and as sent (Raw), for tests of key
+// order.
 type Request struct {
 	Path   string
 	Query  string
 	Header http.Header
 	Body   map[string]any
+	Raw    []byte
 }
 
 // NewReplayServer starts a server answering with replies in order; it is
@@ -42,7 +44,7 @@ func NewReplayServer(t testing.TB, replies ...http.HandlerFunc) *ReplayServer {
 		}
 		s.mu.Lock()
 		n := len(s.reqs)
-		s.reqs = append(s.reqs, Request{Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
+		s.reqs = append(s.reqs, Request{Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body, Raw: raw})
 		s.mu.Unlock()
 		if n >= len(s.replies) {
 			t.Errorf("unexpected request %d to %s", n+1, r.URL.Path)

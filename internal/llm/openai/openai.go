@@ -45,6 +45,10 @@ type Config struct {
 	// Timeout bounds each attempt, and for streams the wait for each piece
 	// of the stream; 2 minutes when zero, none when negative.
 	Timeout time.Duration
+	// Timeouts refines Timeout by kind of call (chat, structured,
+	// embeddings) and lets bounds grow with the prompt for slow local
+	// servers; a zero field takes Timeout.
+	Timeouts llm.Timeouts
 	// Retry is the backoff policy for 429 and 5xx replies and connection
 	// failures; the SDK's own retries are disabled so all providers behave
 	// the same way.
@@ -121,7 +125,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		return nil, err
 	}
 	var out *llm.Response
-	err = llm.Invoke(ctx, m.cfg.Name, m.cfg.Retry, m.cfg.Timeout, func(ctx context.Context) error {
+	err = llm.Invoke(ctx, m.cfg.Name, m.cfg.Retry, m.cfg.Timeouts.For(req, m.cfg.Timeout), func(ctx context.Context) error {
 		cc, err := m.client.Chat.Completions.New(ctx, params)
 		if err != nil {
 			return m.apiError(err)
@@ -145,7 +149,8 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request, fn func(llm.Delta)
 	}
 	params.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
 	var out *llm.Response
-	err = llm.InvokeStream(ctx, m.cfg.Name, m.cfg.Retry, m.cfg.Timeout, func(ctx context.Context, touch func()) error {
+	first, idle := m.cfg.Timeouts.ForStream(req, m.cfg.Timeout)
+	err = llm.InvokeStream(ctx, m.cfg.Name, m.cfg.Retry, first, idle, func(ctx context.Context, touch func()) error {
 		var err error
 		out, err = m.streamOnce(ctx, params, fn, touch)
 		return err
@@ -271,7 +276,7 @@ func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usa
 		vecs  [][]float32
 		usage llm.Usage
 	)
-	err := llm.Invoke(ctx, m.cfg.Name, m.cfg.Retry, m.cfg.Timeout, func(ctx context.Context) error {
+	err := llm.Invoke(ctx, m.cfg.Name, m.cfg.Retry, m.cfg.Timeouts.ForEmbed(m.cfg.Timeout), func(ctx context.Context) error {
 		res, err := m.client.Embeddings.New(ctx, params)
 		if err != nil {
 			return m.apiError(err)
@@ -309,8 +314,8 @@ func (m *Model) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {
 		p.Messages = append(p.Messages, u)
 	}
 	for _, t := range req.Tools {
-		var schema map[string]any
-		if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
+		schema, err := llm.WireSchema(t.InputSchema)
+		if err != nil {
 			return p, fmt.Errorf("%s: tool %s: input schema: %w", m.cfg.Name, t.Name, err)
 		}
 		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
@@ -320,8 +325,8 @@ func (m *Model) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {
 		}))
 	}
 	if rf := req.ResponseFormat; rf != nil {
-		var schema map[string]any
-		if err := json.Unmarshal(rf.Schema, &schema); err != nil {
+		schema, err := llm.WireSchema(rf.Schema)
+		if err != nil {
 			return p, fmt.Errorf("%s: response format %s: %w", m.cfg.Name, rf.Name, err)
 		}
 		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{
@@ -332,6 +337,9 @@ func (m *Model) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {
 	}
 	if req.Temperature != nil {
 		p.Temperature = sdk.Float(*req.Temperature)
+	}
+	if req.Seed != nil {
+		p.Seed = sdk.Int(*req.Seed)
 	}
 	if req.MaxTokens > 0 {
 		p.MaxCompletionTokens = sdk.Int(int64(req.MaxTokens))

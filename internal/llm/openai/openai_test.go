@@ -88,8 +88,8 @@ func TestToolCallRoundTrip(t *testing.T) {
 	m := newModel(t, f, nil)
 	ctx := context.Background()
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "be precise"}, {Role: llm.RoleUser, Content: "how many?"}}
-	temp := 0.0
-	r1, err := m.Generate(ctx, &llm.Request{Messages: msgs, Tools: []llm.ToolDef{searchTool}, Temperature: &temp, MaxTokens: 100})
+	temp, seed := 0.0, int64(7)
+	r1, err := m.Generate(ctx, &llm.Request{Messages: msgs, Tools: []llm.ToolDef{searchTool}, Temperature: &temp, Seed: &seed, MaxTokens: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,8 +126,14 @@ func TestToolCallRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(wantTools, first["tools"]); diff != "" {
 		t.Errorf("tools sent (-want +got):\n%s", diff)
 	}
-	if first["model"] != "gpt-test" || first["temperature"] != 0.0 || first["max_completion_tokens"] != 100.0 {
-		t.Errorf("model/temperature/max tokens = %v %v %v", first["model"], first["temperature"], first["max_completion_tokens"])
+	if first["model"] != "gpt-test" || first["temperature"] != 0.0 || first["seed"] != 7.0 || first["max_completion_tokens"] != 100.0 {
+		t.Errorf("model/temperature/seed/max tokens = %v %v %v %v", first["model"], first["temperature"], first["seed"], first["max_completion_tokens"])
+	}
+	// Unset, they are not sent, so the server's own defaults apply.
+	for _, k := range []string{"temperature", "seed", "max_completion_tokens"} {
+		if v, ok := reqs[1].Body[k]; ok {
+			t.Errorf("second request sent %s = %v though the request did not set it", k, v)
+		}
 	}
 	wantMsgs := []any{
 		map[string]any{"role": "system", "content": "be precise"},
@@ -149,45 +155,112 @@ type summary struct {
 	Type  string `json:"type"`
 }
 
+// streamChunk is one chat.completion.chunk with a delta.
+func streamChunk(delta string, finish string) string {
+	fr := "null"
+	if finish != "" {
+		fr = `"` + finish + `"`
+	}
+	return `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + fr + `}]}`
+}
+
+// report's fields are deliberately not in alphabetical order.
+type report struct {
+	Summary string   `json:"summary"`
+	Parties []string `json:"parties"`
+	Clauses []string `json:"clauses"`
+}
+
 func TestStructuredOutput(t *testing.T) {
-	f := llmtest.NewReplayServer(t, textReply(`{"count":3,"type":"Distributor"}`))
+	// GenerateData streams from a Streamer: the reply arrives in pieces.
+	f := llmtest.NewReplayServer(t, sse(
+		streamChunk(`{"role":"assistant","content":"{\"summary\":\"s\",\"parties\":[\"Acme\"],"}`, ""),
+		streamChunk(`{"content":"\"clauses\":[]}"}`, "stop"),
+	))
 	m := newModel(t, f, nil)
-	got, _, err := llm.GenerateData[summary](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
+	temp, seed := 0.0, int64(42)
+	var progress llm.Progress
+	got, resp, err := llm.GenerateData[report](context.Background(), m,
+		&llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}, Temperature: &temp, Seed: &seed},
+		llm.WithProgress(func(p llm.Progress) { progress = p }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != (summary{Count: 3, Type: "Distributor"}) {
-		t.Errorf("got %+v", got)
+	if diff := cmp.Diff(report{Summary: "s", Parties: []string{"Acme"}, Clauses: []string{}}, got); diff != "" {
+		t.Errorf("value (-want +got):\n%s", diff)
 	}
-	rf := f.Requests()[0].Body["response_format"].(map[string]any)
+	if progress.Deltas != 2 || progress.Bytes != len(resp.Message.Content) || resp.FinishReason != "stop" {
+		t.Errorf("progress %+v for %d bytes, finish %q", progress, len(resp.Message.Content), resp.FinishReason)
+	}
+	req := f.Requests()[0]
+	body := req.Body
+	rf := body["response_format"].(map[string]any)
 	js := rf["json_schema"].(map[string]any)
 	schema := js["schema"].(map[string]any)
-	if rf["type"] != "json_schema" || js["name"] != "summary" || schema["type"] != "object" {
-		t.Errorf("response_format = %v", rf)
+	if rf["type"] != "json_schema" || js["name"] != "report" || schema["type"] != "object" || body["stream"] != true {
+		t.Errorf("response_format = %v, stream %v", rf, body["stream"])
 	}
-	if diff := cmp.Diff([]any{"count", "type"}, schema["required"]); diff != "" {
+	if body["temperature"] != 0.0 || body["seed"] != 42.0 {
+		t.Errorf("temperature %v seed %v, want 0 and 42", body["temperature"], body["seed"])
+	}
+	if diff := cmp.Diff([]any{"summary", "parties", "clauses"}, schema["required"]); diff != "" {
 		t.Errorf("schema required (-want +got):\n%s", diff)
+	}
+	// The properties go out in the struct's order, not sorted: models write
+	// their reply in the order the schema lists them.
+	raw := string(req.Raw)
+	if i, j, k := strings.Index(raw, `"summary":{`), strings.Index(raw, `"parties":{`), strings.Index(raw, `"clauses":{`); i < 0 || !(i < j && j < k) {
+		t.Errorf("properties not in declared order (summary %d, parties %d, clauses %d):\n%s", i, j, k, raw)
 	}
 }
 
 func TestMalformedJSONFromModel(t *testing.T) {
 	f := llmtest.NewReplayServer(t, textReply(`{"count": three}`))
 	m := newModel(t, f, nil)
-	_, resp, err := llm.GenerateData[summary](context.Background(), m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
+	resp, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := llm.SchemaFor[summary]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = llm.DecodeData[summary](schema, resp.Message.Content)
 	var pe *llm.ParseError
-	if !errors.As(err, &pe) || pe.Raw != `{"count": three}` || resp == nil {
+	if !errors.As(err, &pe) || pe.Raw != `{"count": three}` {
 		t.Fatalf("err = %v, want ParseError with the raw reply", err)
 	}
 }
 
-func TestStreaming(t *testing.T) {
-	chunk := func(delta string, finish string) string {
-		fr := "null"
-		if finish != "" {
-			fr = `"` + finish + `"`
+func TestTimeoutsByCallKind(t *testing.T) {
+	slow := func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(150 * time.Millisecond):
 		}
-		return `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + fr + `}]}`
+		textReply(`{"count":1,"type":"x"}`)(w, r)
 	}
+	f := llmtest.NewReplayServer(t, slow, slow)
+	m := newModel(t, f, func(c *openai.Config) {
+		c.Timeout = 5 * time.Second
+		c.Timeouts = llm.Timeouts{Structured: 50 * time.Millisecond}
+	})
+	// A chat call takes the provider's 5s bound and is answered.
+	if _, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}}); err != nil {
+		t.Fatalf("chat call: %v", err)
+	}
+	// A structured call has its own, shorter bound here.
+	_, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}},
+		ResponseFormat: &llm.ResponseFormat{Name: "summary", Schema: json.RawMessage(`{"type":"object"}`)}})
+	var ae *llm.APIError
+	if !errors.As(err, &ae) || ae.Timeout != 50*time.Millisecond {
+		t.Errorf("structured call: err = %v, want the 50ms structured timeout", err)
+	}
+}
+
+func TestStreaming(t *testing.T) {
+	chunk := streamChunk
 	f := llmtest.NewReplayServer(t,
 		sse(
 			chunk(`{"role":"assistant","content":"Looking"}`, ""),
