@@ -13,13 +13,29 @@ import (
 
 const clauseSearchDescription = `Search the words of clauses and contract texts and return the best passages (BM25, fused with vector similarity by reciprocal rank fusion when an embedding model is configured), each with contract_id, clause_id, clause_type, the verbatim text, its start/end byte offsets in the contract text, verified and score (higher is better). Use it to find what contracts actually say ("termination for convenience on 30 days notice", "liability capped at fees paid"), optionally within one contract (contract_id), within clause types or groups, or within contracts matching the same filters as contract_search.`
 
+var clauseSearchCompact = Compact{
+	Description: `Search clause and contract wording: passages with contract_id, clause_type, verbatim text, score. Also takes contract_search's filters.`,
+	Tune:        compactClauseSearch,
+}
+
+// compactClauseSearch leaves the shared contract filters out of the
+// compact schema: clause_search still takes them, as its description says,
+// but they would double the schema for arguments rarely needed here.
+func compactClauseSearch(s *jsonschema.Schema) {
+	for _, name := range filterNames {
+		if name != "clause_types" {
+			delete(s.Properties, name)
+		}
+	}
+}
+
 // ClauseSearchInput is the input of clause_search. Its clause_types
 // restricts the passages, unlike the contract filter of the same name.
 type ClauseSearchInput struct {
-	Query      string `json:"query" jsonschema:"The words to look for, e.g. 'terminate for convenience'."`
-	ContractID string `json:"contract_id,omitempty" jsonschema:"Only passages of this contract."`
+	Query      string `json:"query" jsonschema:"The words to look for, e.g. 'terminate for convenience'." compact:"words to find"`
+	ContractID string `json:"contract_id,omitempty" jsonschema:"Only passages of this contract." compact:"only this contract"`
 	Filters
-	ClauseTypes []string `json:"clause_types,omitempty" jsonschema:"Only clauses of these types or groups, e.g. 'Cap On Liability' or 'Liability & Indemnification'."`
+	ClauseTypes []string `json:"clause_types,omitempty" jsonschema:"Only clauses of these types or groups, e.g. 'Cap On Liability' or 'Liability & Indemnification'." compact:"clause types or groups"`
 	Limit       int      `json:"limit,omitempty" jsonschema:"How many passages to return."`
 }
 
@@ -29,7 +45,7 @@ type ClauseResult struct {
 }
 
 const (
-	defaultClauseLimit = 10
+	defaultClauseLimit = 5
 	maxClauseLimit     = 50
 )
 

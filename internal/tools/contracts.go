@@ -22,19 +22,31 @@ const contractSearchDescription = `Find contracts matching filters. Returns tota
 
 const contractAggregateDescription = `Compute statistics over the contracts matching the filters: the number of contracts, or the sum, average, minimum or maximum of total_amount or of duration in days, either over all of them (omit group_by: one group with key "all") or per group (contract type, effective year, month or quarter, end year, party, party country, governing-law country or state, clause type). Returns total_groups and groups [{key, value, count}] ordered by value (largest first unless order is asc); count is the number of contracts in the group. A contract with several parties or clause types counts in each of their groups. Use it for "which ... has the most", "total value of", "average duration of", "break down by".`
 
+// Compact definitions (see Compact).
+var (
+	contractSearchCompact = Compact{
+		Description: `Find and count contracts: total_count plus up to limit examples (contract_id, title, type, dates, amount, parties). Dates are YYYY-MM-DD, inclusive.`,
+		Tune:        func(s *jsonschema.Schema) { compactFilters(s, true) },
+	}
+	contractAggregateCompact = Compact{
+		Description: `Count contracts or sum/avg/min/max their amount or duration, overall or per group_by: groups [{key, value, count}], largest first.`,
+		Tune:        func(s *jsonschema.Schema) { compactFilters(s, false) },
+	}
+)
+
 // ContractSearchInput is the input of contract_search.
 type ContractSearchInput struct {
 	Filters
 	OrderBy string `json:"order_by,omitempty" jsonschema:"Sort key of the examples. Contracts without a value for it come last."`
 	Order   string `json:"order,omitempty" jsonschema:"Sort direction: desc (default) or asc."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"How many example contracts to return. total_count always counts every match."`
-	Offset  int    `json:"offset,omitempty" jsonschema:"For paging: skip this many matching contracts, in the order above, before the examples. Default 0; max 10000."`
+	Offset  int    `json:"offset,omitempty" jsonschema:"For paging: skip this many matching contracts, in the order above, before the examples. Default 0; max 10000." compact:"for paging"`
 }
 
 // ContractAggregateInput is the input of contract_aggregate.
 type ContractAggregateInput struct {
 	Filters
-	GroupBy string `json:"group_by,omitempty" jsonschema:"What to group the contracts by. Omit for a single group over all matching contracts. Keys: contract type name, year (2019), month (2019-10), quarter (2019-Q4), party name, ISO country code, state code."`
+	GroupBy string `json:"group_by,omitempty" jsonschema:"What to group the contracts by. Omit for a single group over all matching contracts. Keys: contract type name, year (2019), month (2019-10), quarter (2019-Q4), party name, ISO country code, state code." compact:"omit for one group over all"`
 	Metric  string `json:"metric,omitempty" jsonschema:"What to compute per group: count (default) = number of contracts; sum_amount, avg_amount, min_amount, max_amount = over total_amount (contracts without an amount are skipped); avg_duration_days, min_duration_days, max_duration_days = over the contract term in days."`
 	Order   string `json:"order,omitempty" jsonschema:"desc (default): largest value first; asc: smallest first."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"How many groups to return. total_groups always counts every group."`

@@ -71,5 +71,5 @@ func ExampleRegister() {
 	fmt.Println(err)
 	// Output:
 	// {"text":"Hello, Ada"}
-	// nmae: unknown argument; valid values: name
+	// nmae: unknown argument (did you mean name?); valid arguments: name
 }

@@ -13,10 +13,14 @@ import (
 
 const partySearchDescription = `Find parties (the companies, organisations and people that sign contracts) by part of their name, their country, the type of contracts they sign, or a minimum number of contracts. Returns total_count (the number of matching parties) and up to limit examples, each with party_id, name, aliases, country, contract_count and contract_types. Use it for "who are our counterparties in ...", "which parties have more than N contracts", or to find a party's exact name before filtering contracts by it.`
 
+var partySearchCompact = Compact{
+	Description: `Find parties by name, country, contract type or min_contracts: total_count and examples with contract_count.`,
+}
+
 // PartySearchInput is the input of party_search.
 type PartySearchInput struct {
-	Name         string `json:"name,omitempty" jsonschema:"Part of the party's name or alias. Case and punctuation are ignored."`
-	Country      string `json:"country,omitempty" jsonschema:"Country where the party is located: ISO 3166-1 alpha-2 code such as US, CA, GB (a country name also works)."`
+	Name         string `json:"name,omitempty" jsonschema:"Part of the party's name or alias. Case and punctuation are ignored." compact:"part of the name"`
+	Country      string `json:"country,omitempty" jsonschema:"Country where the party is located: ISO 3166-1 alpha-2 code such as US, CA, GB (a country name also works)." compact:"ISO code, e.g. US"`
 	ContractType string `json:"contract_type,omitempty" jsonschema:"Only parties to at least one contract of this type."`
 	MinContracts int    `json:"min_contracts,omitempty" jsonschema:"Only parties to at least this many contracts."`
 	OrderBy      string `json:"order_by,omitempty" jsonschema:"contract_count (default): most contracts first; name: alphabetical."`

@@ -26,10 +26,17 @@ const statuteSearchDescription = `Search the statute knowledge base (US Code tit
 
 const getStatuteDescription = `Get one statute (section or article) by the statute_id that statute_search returned: citation, jurisdiction, heading, official url and its verbatim text (at most 24 KB; text_truncated tells whether it was cut).`
 
+var (
+	statuteSearchCompact = Compact{
+		Description: `Search statutes: statute_id, citation, heading, text. Cite only statute_ids it returned; if none applies, say so.`,
+	}
+	getStatuteCompact = Compact{Description: `One statute's text by a statute_id from statute_search.`}
+)
+
 // StatuteSearchInput is the input of statute_search.
 type StatuteSearchInput struct {
-	Query        string `json:"query" jsonschema:"The legal issue in plain words, e.g. 'arbitration agreement enforceable' or 'penalty for breach of contract'."`
-	Jurisdiction string `json:"jurisdiction,omitempty" jsonschema:"Only statutes of this jurisdiction, e.g. 'us' or 'tw' (default: all)."`
+	Query        string `json:"query" jsonschema:"The legal issue in plain words, e.g. 'arbitration agreement enforceable' or 'penalty for breach of contract'." compact:"legal issue in plain words"`
+	Jurisdiction string `json:"jurisdiction,omitempty" jsonschema:"Only statutes of this jurisdiction, e.g. 'us' or 'tw' (default: all)." compact:"e.g. us, tw"`
 	Limit        int    `json:"limit,omitempty" jsonschema:"How many statutes to return."`
 }
 
@@ -106,8 +113,8 @@ func NewStatuteTools(store graph.StatuteStore, opts StatuteOptions) *StatuteTool
 // AddTo registers statute_search and get_statute on s.
 func (t *StatuteTools) AddTo(s *Set) error {
 	return errors.Join(
-		Register(s, NameStatuteSearch, statuteSearchDescription, t.Search, tuneStatuteSearch),
-		Register(s, NameGetStatute, getStatuteDescription, t.Get, tuneGetStatute),
+		RegisterCompact(s, NameStatuteSearch, statuteSearchDescription, t.Search, tuneStatuteSearch, statuteSearchCompact),
+		RegisterCompact(s, NameGetStatute, getStatuteDescription, t.Get, tuneGetStatute, getStatuteCompact),
 	)
 }
 

@@ -26,6 +26,10 @@ const NameText2Cypher = "text2cypher"
 
 const text2CypherDescription = `Answer a question the typed tools cannot express by having a model write one read-only Cypher query over the live graph schema and running it (Neo4j backend only). Prefer contract_search, contract_aggregate, party_search, get_contract and clause_search; use this for multi-hop graph questions such as "which parties share a contract with Acme". Returns the cypher it ran, the result columns and rows (at most max_rows; truncated says more existed). Writing queries are refused.`
 
+var text2CypherCompact = Compact{
+	Description: `Answer a multi-hop graph question the other tools cannot express with one generated read-only Cypher query (Neo4j only). Returns cypher, columns and rows.`,
+}
+
 // CypherStore is the optional capability of a graph.Store that text2cypher
 // needs; the Neo4j store provides it. It is checked with a type assertion.
 type CypherStore interface {
@@ -105,7 +109,7 @@ func AddText2Cypher(set *Set, store graph.Store, opts Text2CypherOptions) (bool,
 	if err != nil {
 		return false, err
 	}
-	if err := Register(set, NameText2Cypher, text2CypherDescription, t.Run, tuneText2Cypher); err != nil {
+	if err := RegisterCompact(set, NameText2Cypher, text2CypherDescription, t.Run, tuneText2Cypher, text2CypherCompact); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -1,14 +1,10 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"reflect"
-	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +27,9 @@ type ArgError struct {
 	Field string   // JSON name of the argument, "" when the arguments as a whole are malformed
 	Msg   string   // what is wrong
 	Valid []string // the valid values, when the set is closed
+
+	// validArgs says Valid lists argument names rather than values.
+	validArgs bool
 }
 
 func (e *ArgError) Error() string {
@@ -41,7 +40,11 @@ func (e *ArgError) Error() string {
 	}
 	b.WriteString(e.Msg)
 	if len(e.Valid) > 0 {
-		b.WriteString("; valid values: ")
+		if e.validArgs {
+			b.WriteString("; valid arguments: ")
+		} else {
+			b.WriteString("; valid values: ")
+		}
 		b.WriteString(strings.Join(e.Valid, ", "))
 	}
 	return b.String()
@@ -60,8 +63,9 @@ type Tool struct {
 type Handler func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
 
 type entry struct {
-	tool Tool
-	run  Handler
+	tool    Tool // full
+	compact Tool
+	run     Handler
 }
 
 // Options configure a Set.
@@ -76,6 +80,9 @@ type Options struct {
 	// full-text ranking; cmd passes a hybrid BM25 + vector searcher when an
 	// embedding model is configured.
 	Clauses ClauseSearcher
+	// Schemas is how Tools describes the tools; the zero value is
+	// SchemasFull.
+	Schemas Schemas
 }
 
 // ClauseSearcher ranks clause and chunk passages for clause_search.
@@ -94,6 +101,7 @@ type Set struct {
 	clauses      ClauseSearcher
 	now          func() time.Time
 	maxTextBytes int
+	schemas      Schemas
 	entries      []entry
 }
 
@@ -103,7 +111,7 @@ var errNoStore = errors.New("no contract store configured")
 // New returns a Set holding the five contract tools over store. store may be
 // nil for a set that is only listed; its contract tools then fail.
 func New(store graph.Store, opts Options) *Set {
-	s := &Set{store: store, clauses: opts.Clauses, now: opts.Now, maxTextBytes: opts.MaxTextBytes}
+	s := &Set{store: store, clauses: opts.Clauses, now: opts.Now, maxTextBytes: opts.MaxTextBytes, schemas: opts.Schemas}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -111,11 +119,11 @@ func New(store graph.Store, opts Options) *Set {
 		s.maxTextBytes = DefaultMaxTextBytes
 	}
 	for _, err := range []error{
-		Register(s, NameContractSearch, contractSearchDescription, s.ContractSearch, tuneContractSearch),
-		Register(s, NameContractAggregate, contractAggregateDescription, s.ContractAggregate, tuneContractAggregate),
-		Register(s, NamePartySearch, partySearchDescription, s.PartySearch, tunePartySearch),
-		Register(s, NameGetContract, getContractDescription, s.GetContract, tuneGetContract),
-		Register(s, NameClauseSearch, clauseSearchDescription, s.ClauseSearch, tuneClauseSearch),
+		RegisterCompact(s, NameContractSearch, contractSearchDescription, s.ContractSearch, tuneContractSearch, contractSearchCompact),
+		RegisterCompact(s, NameContractAggregate, contractAggregateDescription, s.ContractAggregate, tuneContractAggregate, contractAggregateCompact),
+		RegisterCompact(s, NamePartySearch, partySearchDescription, s.PartySearch, tunePartySearch, partySearchCompact),
+		RegisterCompact(s, NameGetContract, getContractDescription, s.GetContract, tuneGetContract, getContractCompact),
+		RegisterCompact(s, NameClauseSearch, clauseSearchDescription, s.ClauseSearch, tuneClauseSearch, clauseSearchCompact),
 	} {
 		if err != nil {
 			// The input types are fixed at compile time; a schema that does
@@ -126,32 +134,56 @@ func New(store graph.Store, opts Options) *Set {
 	return s
 }
 
-// Add adds a tool. It fails if the name is empty, already taken, or the
-// schema is not a JSON object. Add must not be called concurrently with Call.
+// Add adds a tool, described the same way in full and compact mode. It
+// fails if the name is empty, already taken, or the schema is not a JSON
+// object. Add must not be called concurrently with Call.
 func (s *Set) Add(t Tool, h Handler) error {
-	if t.Name == "" || h == nil {
+	return s.add(t, t, h)
+}
+
+func (s *Set) add(full, compact Tool, h Handler) error {
+	if full.Name == "" || h == nil {
 		return errors.New("add tool: empty name or nil handler")
 	}
-	if s.lookup(t.Name) != nil {
-		return fmt.Errorf("add tool %s: name already taken", t.Name)
+	if compact.Name != full.Name {
+		return fmt.Errorf("add tool %s: compact definition is named %q", full.Name, compact.Name)
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(t.InputSchema, &obj); err != nil || obj == nil {
-		return fmt.Errorf("add tool %s: input schema is not a JSON object", t.Name)
+	if s.lookup(full.Name) != nil {
+		return fmt.Errorf("add tool %s: name already taken", full.Name)
 	}
-	s.entries = append(s.entries, entry{tool: t, run: h})
+	for _, schema := range []json.RawMessage{full.InputSchema, compact.InputSchema} {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(schema, &obj); err != nil || obj == nil {
+			return fmt.Errorf("add tool %s: input schema is not a JSON object", full.Name)
+		}
+	}
+	s.entries = append(s.entries, entry{tool: full, compact: compact, run: h})
 	return nil
 }
 
 // Register adds a typed tool to s: its schema is generated from In (field
 // descriptions come from `jsonschema:"..."` tags), its arguments are decoded
-// strictly into In (unknown fields are an *ArgError), and its Out is encoded
-// as the JSON result. tune, when not nil, refines the generated schema, e.g.
-// with enums, bounds and defaults.
+// into In by DecodeArgs (unknown fields are an *ArgError), and its Out is
+// encoded as the JSON result. tune, when not nil, refines the generated
+// schema, e.g. with enums, bounds and defaults. Its compact form is derived
+// as Compact describes, with the default Compact.
 func Register[In, Out any](s *Set, name, description string, fn func(context.Context, In) (Out, error), tune func(*jsonschema.Schema)) error {
+	return RegisterCompact(s, name, description, fn, tune, Compact{})
+}
+
+// RegisterCompact is Register with the tool's compact definition spelled
+// out (see Compact).
+func RegisterCompact[In, Out any](s *Set, name, description string, fn func(context.Context, In) (Out, error), tune func(*jsonschema.Schema), compact Compact) error {
 	schema, err := Schema[In](tune)
 	if err != nil {
 		return fmt.Errorf("register tool %s: %w", name, err)
+	}
+	small, err := compactSchema[In](tune, compact.Tune)
+	if err != nil {
+		return fmt.Errorf("register tool %s: compact: %w", name, err)
+	}
+	if compact.Description == "" {
+		compact.Description = firstSentence(description)
 	}
 	h := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		var in In
@@ -168,14 +200,19 @@ func Register[In, Out any](s *Set, name, description string, fn func(context.Con
 		}
 		return b, nil
 	}
-	return s.Add(Tool{Name: name, Description: description, InputSchema: schema}, h)
+	return s.add(Tool{Name: name, Description: description, InputSchema: schema},
+		Tool{Name: name, Description: compact.Description, InputSchema: small}, h)
 }
 
-// Tools lists the set's tools in the order they were added.
+// Tools lists the set's tools in the order they were added, described as
+// s.Schemas() says.
 func (s *Set) Tools() []Tool {
 	out := make([]Tool, len(s.entries))
 	for i, e := range s.entries {
 		out[i] = e.tool
+		if s.schemas == SchemasCompact {
+			out[i] = e.compact
+		}
 	}
 	return out
 }
@@ -211,137 +248,4 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (json
 		return nil, &ArgError{Msg: fmt.Sprintf("arguments are %d bytes, more than the limit of %d", len(args), MaxArgsBytes)}
 	}
 	return e.run(ctx, args)
-}
-
-// DecodeArgs decodes JSON arguments strictly into v, a pointer to a struct:
-// empty or null arguments leave v zero, unknown fields and wrongly typed
-// values are *ArgError naming the field, and trailing data is rejected.
-func DecodeArgs(args json.RawMessage, v any) error {
-	trimmed := bytes.TrimSpace(args)
-	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
-		return nil
-	}
-	if trimmed[0] != '{' {
-		return &ArgError{Msg: "arguments must be a JSON object"}
-	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return decodeError(err, v)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return &ArgError{Msg: "unexpected data after the JSON arguments object"}
-	}
-	return nil
-}
-
-func decodeError(err error, v any) error {
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
-	switch {
-	case errors.As(err, &typeErr):
-		field := jsonPath(typeErr.Field, reflect.TypeOf(v))
-		if field == "" {
-			return &ArgError{Msg: fmt.Sprintf("arguments must be a JSON object, not %s", typeErr.Value)}
-		}
-		return &ArgError{Field: field, Msg: fmt.Sprintf("expected %s, got %s", jsonKind(typeErr.Type), typeErr.Value)}
-	case errors.As(err, &syntaxErr):
-		return &ArgError{Msg: fmt.Sprintf("invalid JSON at byte %d: %v", syntaxErr.Offset, err)}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &ArgError{Msg: "invalid JSON: unexpected end of input"}
-	}
-	// encoding/json reports unknown fields only as text: `json: unknown field "x"`.
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		name = strings.Trim(name, `"`)
-		return &ArgError{Field: name, Msg: "unknown argument", Valid: fieldNames(reflect.TypeOf(v))}
-	}
-	var argErr *ArgError
-	if errors.As(err, &argErr) {
-		return argErr
-	}
-	return &ArgError{Msg: fmt.Sprintf("invalid arguments: %v", err)}
-}
-
-// jsonPath removes from an encoding/json field path the Go names of
-// embedded structs (such as Filters), which callers never see.
-func jsonPath(path string, t reflect.Type) string {
-	if path == "" {
-		return ""
-	}
-	embedded := map[string]bool{}
-	seen := map[reflect.Type]bool{}
-	var walk func(reflect.Type)
-	walk = func(t reflect.Type) {
-		for t != nil && t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if t == nil || t.Kind() != reflect.Struct || seen[t] {
-			return
-		}
-		seen[t] = true
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if f.Anonymous {
-				embedded[f.Name] = true
-			}
-			walk(f.Type)
-		}
-	}
-	walk(t)
-	var parts []string
-	for _, p := range strings.Split(path, ".") {
-		if !embedded[p] {
-			parts = append(parts, p)
-		}
-	}
-	return strings.Join(parts, ".")
-}
-
-// jsonKind names the JSON type a Go type decodes from.
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	}
-	return t.String()
-}
-
-// fieldNames lists the JSON argument names of a struct type, sorted.
-func fieldNames(t reflect.Type) []string {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil || t.Kind() != reflect.Struct {
-		return nil
-	}
-	var names []string
-	for _, f := range reflect.VisibleFields(t) {
-		if f.Anonymous || !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return slices.Compact(names)
 }
