@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/contractgraph/contractgraph/internal/agent"
 	"github.com/contractgraph/contractgraph/internal/llm"
@@ -115,7 +117,7 @@ func TestExplanationsKeepErrorsAndCapabilities(t *testing.T) {
 	n := llm.ModelName{Provider: "ollama", Model: "x"}
 	t.Setenv("OLLAMA_HOST", "http://gpu:1")
 	down := &llm.APIError{Provider: "ollama", Kind: llm.ErrUnavailable, Err: errors.New("dial tcp: connection refused")}
-	err := explain(n, fmt.Errorf("agent step 1: %w", down))
+	err := explain(n, endpointFor(n, false), fmt.Errorf("agent step 1: %w", down))
 	if err.Error() != "cannot reach the ollama server at http://gpu:1/v1: start it or set OLLAMA_HOST to where it runs" {
 		t.Errorf("explained as %q", err)
 	}
@@ -127,10 +129,10 @@ func TestExplanationsKeepErrorsAndCapabilities(t *testing.T) {
 		t.Errorf("explainModelError = %q", got)
 	}
 	rate := &llm.APIError{Provider: "ollama", Kind: llm.ErrRateLimited, StatusCode: 429}
-	if explain(n, rate) != rate {
+	if explain(n, endpointFor(n, false), rate) != rate {
 		t.Error("rate limits need no explanation")
 	}
-	full := withExplanations(n, llmtest.NewScripted().Streaming())
+	full := withExplanations(n, endpointFor(n, false), llmtest.NewScripted().Streaming())
 	if _, ok := full.(llm.Streamer); !ok {
 		t.Error("wrapper hid Stream")
 	}
@@ -180,4 +182,148 @@ func FuzzPrinterTokenSplit(f *testing.F) {
 			t.Fatalf("text %q cut at %d printed\n%q\nbut whole\n%q", text, cut, split, whole)
 		}
 	})
+}
+
+func TestModelTimeoutSpec(t *testing.T) {
+	base := llm.Timeouts{Chat: time.Minute, Structured: 2 * time.Minute, Embed: 3 * time.Minute, TokensPerSecond: 5}
+	tests := []struct {
+		spec    string
+		want    llm.Timeouts
+		wantErr string
+	}{
+		{spec: "", want: base},
+		{spec: "10m", want: llm.Timeouts{Chat: 10 * time.Minute, Structured: 10 * time.Minute, Embed: 10 * time.Minute, TokensPerSecond: 5}},
+		{spec: "extract=30m", want: llm.Timeouts{Chat: time.Minute, Structured: 30 * time.Minute, Embed: 3 * time.Minute, TokensPerSecond: 5}},
+		{spec: "5m, embed=30s, rate=0", want: llm.Timeouts{Chat: 5 * time.Minute, Structured: 5 * time.Minute, Embed: 30 * time.Second}},
+		{spec: "CHAT=none", want: llm.Timeouts{Chat: -1, Structured: 2 * time.Minute, Embed: 3 * time.Minute, TokensPerSecond: 5}},
+		{spec: "10", wantErr: `"10" is not a positive duration`},
+		{spec: "judge=1m", wantErr: `unknown kind "judge"`},
+		{spec: "rate=fast", wantErr: `rate "fast"`},
+		{spec: "-5m", wantErr: "not a positive duration"},
+	}
+	for _, tt := range tests {
+		got := base
+		err := applyTimeoutSpec(&got, tt.spec)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%q: err = %v, want %q", tt.spec, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%q: got %+v, %v; want %+v", tt.spec, got, err, tt.want)
+		}
+	}
+}
+
+func TestLocalServersGetLongerTimeouts(t *testing.T) {
+	tests := []struct {
+		name, base string
+		local      bool
+	}{
+		{"openai:gpt-4o-mini", "", false},
+		{"openai:qwen", "http://127.0.0.1:8080/v1", true},
+		{"openai:qwen", "http://localhost:8080/v1", true},
+		{"openai:qwen", "http://[::1]:8080/v1", true},
+		{"openai:qwen", "http://gpu-box:8000/v1", false},
+		{"ollama:qwen2.5:7b", "", true},
+		{"anthropic:claude-sonnet-4-5", "", false},
+	}
+	for _, tt := range tests {
+		t.Setenv("OPENAI_BASE_URL", tt.base)
+		if got := isLocalModel(tt.name); got != tt.local {
+			t.Errorf("%s at %q: local = %v, want %v", tt.name, tt.base, got, tt.local)
+		}
+		n, _ := llm.ParseModelName(tt.name)
+		to, err := modelTimeouts(n, endpointFor(n, false), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]llm.Timeouts{true: localTimeouts, false: remoteTimeouts}[tt.local]; to != want {
+			t.Errorf("%s at %q: timeouts %+v, want %+v", tt.name, tt.base, to, want)
+		}
+	}
+	// The cold first agent step the issue measured (6,668 prompt tokens at
+	// ~6 tokens/s under load) fits the local bound for its first piece.
+	cold := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: strings.Repeat("x", 6668*4)}}}
+	if first, _ := localTimeouts.ForStream(cold, 0); first < 6668*time.Second/6 {
+		t.Errorf("local first-piece bound %s is shorter than a cold prompt under load", first)
+	}
+}
+
+func TestModelTimeoutFlagReachesTheServer(t *testing.T) {
+	slow := func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(3 * time.Second):
+		}
+	}
+	srv := llmtest.NewReplayServer(t, slow)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "")
+	a := newApp(nil, io.Discard, io.Discard)
+	a.cfg.Model = "openai:qwen"
+	a.cfg.ModelTimeout = "chat=100ms,rate=0"
+	m, err := a.openModel(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}})
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 100ms") || !strings.Contains(err.Error(), "--model-timeout") {
+		t.Errorf("err = %v, want the 100ms timeout explained with the flag to raise", err)
+	}
+	a.cfg.ModelTimeout = "chat=soon"
+	if _, err := a.openModel(context.Background()); err == nil || !strings.Contains(err.Error(), "--model-timeout") {
+		t.Errorf("bad spec: err = %v", err)
+	}
+}
+
+func TestEmbedBaseURLOverridesOpenAIBaseURL(t *testing.T) {
+	embeddings := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"object":"list","model":"e5","data":[{"object":"embedding","index":0,"embedding":[0.6,0.8]}],"usage":{"prompt_tokens":3,"total_tokens":3}}`)
+	}
+	chat := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
+	}
+	chatSrv := llmtest.NewReplayServer(t, chat)
+	embedSrv := llmtest.NewReplayServer(t, embeddings)
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", chatSrv.URL+"/v1")
+	t.Setenv("CONTRACTGRAPH_EMBED_BASE_URL", embedSrv.URL+"/v1/")
+	a := newApp(nil, io.Discard, io.Discard)
+	a.cfg.Model = "openai:qwen2.5-coder"
+	a.cfg.EmbedModel = "openai:multilingual-e5-small"
+	e, err := a.openEmbedder(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	vecs, _, err := e.Embed(context.Background(), []string{"governing law"})
+	if err != nil || len(vecs) != 1 || len(vecs[0]) != 2 {
+		t.Fatalf("embed: %v %v", vecs, err)
+	}
+	m, err := a.openModel(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if r := embedSrv.Requests(); len(r) != 1 || r[0].Path != "/v1/embeddings" || r[0].Body["model"] != "multilingual-e5-small" {
+		t.Errorf("embedding server saw %+v", r)
+	}
+	if r := chatSrv.Requests(); len(r) != 1 || r[0].Path != "/v1/chat/completions" {
+		t.Errorf("chat server saw %+v, want only the chat call", r)
+	}
+	// A failure names the variable that points at the embedding server.
+	n, _ := llm.ParseModelName(a.cfg.EmbedModel)
+	down := &llm.APIError{Provider: "openai", Kind: llm.ErrUnavailable, Err: errors.New("connection refused")}
+	if err := explain(n, endpointFor(n, true), down); !strings.Contains(err.Error(), embedSrv.URL+"/v1: start it or set CONTRACTGRAPH_EMBED_BASE_URL") {
+		t.Errorf("explained as %q", err)
+	}
+	// Other providers ignore it.
+	if ep := endpointFor(llm.ModelName{Provider: "ollama", Model: "nomic-embed-text"}, true); ep.envVar != "OLLAMA_HOST" {
+		t.Errorf("ollama embed endpoint = %+v", ep)
+	}
 }

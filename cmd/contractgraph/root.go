@@ -16,6 +16,10 @@ type config struct {
 	EmbedModel string // provider:model (--embed-model, CONTRACTGRAPH_EMBED_MODEL)
 	JSON       bool   // machine-readable output (--json)
 	Verbose    bool
+
+	// ModelTimeout bounds model calls (--model-timeout,
+	// CONTRACTGRAPH_MODEL_TIMEOUT): "10m", or per kind "chat=5m,extract=30m,embed=1m".
+	ModelTimeout string
 }
 
 // app holds what every subcommand shares; subcommands are built from it.
@@ -62,6 +66,7 @@ func newRootCmd(a *app) *cobra.Command {
 	pf.StringVar(&a.cfg.Store, "store", envOr("CONTRACTGRAPH_STORE", "sqlite"), "storage backend: sqlite or neo4j (env CONTRACTGRAPH_STORE)")
 	pf.StringVar(&a.cfg.Model, "model", os.Getenv("CONTRACTGRAPH_MODEL"), "chat model as provider:model, e.g. openai:gpt-4o-mini, ollama:qwen2.5:7b (env CONTRACTGRAPH_MODEL)")
 	pf.StringVar(&a.cfg.EmbedModel, "embed-model", os.Getenv("CONTRACTGRAPH_EMBED_MODEL"), "embedding model as provider:model (env CONTRACTGRAPH_EMBED_MODEL)")
+	pf.StringVar(&a.cfg.ModelTimeout, "model-timeout", os.Getenv("CONTRACTGRAPH_MODEL_TIMEOUT"), "model call timeout, e.g. 10m, or per kind chat=5m,extract=30m,embed=1m (default 2m/5m/2m; 5m/10m/5m plus the prompt at 5 tokens/s for local servers) (env CONTRACTGRAPH_MODEL_TIMEOUT)")
 	pf.BoolVar(&a.cfg.JSON, "json", false, "print JSON instead of readable text")
 	pf.BoolVarP(&a.cfg.Verbose, "verbose", "v", false, "log debug details to stderr")
 
