@@ -51,6 +51,8 @@ func schemaStatements() []statement {
 		// embedded store), so they are indexed, not constrained.
 		"CREATE INDEX clause_id IF NOT EXISTS FOR (n:Clause) ON (n.id)",
 		"CREATE INDEX chunk_id IF NOT EXISTS FOR (n:Chunk) ON (n.id)",
+		// Serves counting the chunks embedded by one model (reindex).
+		"CREATE INDEX chunk_embedding_model IF NOT EXISTS FOR (n:Chunk) ON (n.embedding_model)",
 		"CREATE INDEX clause_type IF NOT EXISTS FOR (n:Clause) ON (n.type)",
 		"CREATE INDEX clause_group IF NOT EXISTS FOR (n:Clause) ON (n.group)",
 		"CREATE INDEX contract_type IF NOT EXISTS FOR (n:Contract) ON (n.contract_type)",

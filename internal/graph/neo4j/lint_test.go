@@ -173,6 +173,12 @@ func TestCypherDump(t *testing.T) {
 		{"old party counts", oldPartyCountsCypher, ids},
 		{"get contract", getContractCypher, map[string]any{"id": "c1"}},
 		{"contract ids", contractIDsCypher, map[string]any{"after": "", "limit": 256}},
+		{"contracts without chunks", contractsWithoutChunksCypher, nil},
+		{"count chunk embeddings", countChunkEmbeddingsCypher, map[string]any{"model": "m"}},
+		{"missing chunk embeddings", missingChunkEmbeddingsCypher, map[string]any{"after_id": "", "after_ord": int64(-1), "model": "m", "window": int64(500), "limit": int64(64)}},
+		{"put chunk embeddings", putChunkEmbeddingsCypher, map[string]any{"model": "m", "rows": []any{map[string]any{"contract_id": "c1", "ord": int64(0), "text": "Some text", "embedding": []any{0.1, 0.2}}}}},
+		{"search vectors", searchVectorsCypher, map[string]any{"dims": int64(2), "vector": []any{0.1, 0.2}, "model": "m", "ids": []any{"c1"}, "limit": int64(5)}},
+		{"search vector index", searchVectorIndexCypher, map[string]any{"k": int64(20), "vector": []any{0.1, 0.2}, "model": ""}},
 	} {
 		d.add(st.name, statement{Cypher: st.cypher, Params: st.params})
 	}

@@ -462,6 +462,7 @@ func (w *rows) add(p *graph.Prepared) {
 				v[j] = float64(f)
 			}
 			hp["embedding"] = v
+			setString(hp, "embedding_model", ch.EmbeddingModel)
 			if w.dims == 0 {
 				w.dims = len(ch.Embedding)
 			}

@@ -16,7 +16,7 @@ var (
 		// Location
 		"country", "state", "city", "address",
 		// Clause and Chunk
-		"ord", "type", "group", "start", "end", "verified", "embedding",
+		"ord", "type", "group", "start", "end", "verified", "embedding", "embedding_model",
 		// PARTY_TO
 		"role", "location_id",
 	}

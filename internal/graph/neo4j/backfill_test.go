@@ -1,0 +1,104 @@
+package neo4j_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/graph/neo4j/neo4jtest"
+)
+
+// TestEmbeddingBackfillAcrossWindows: MissingEmbeddings reads contracts a
+// window of 500 at a time; chunks lacking a vector are found in the first,
+// a middle and the last window, and pages that end inside a contract
+// continue in it.
+func TestEmbeddingBackfillAcrossWindows(t *testing.T) {
+	s := neo4jtest.Open(t)
+	ctx := context.Background()
+	lacking := map[int]bool{3: true, 700: true, 1199: true}
+	var cs []*contract.Contract
+	var want []string
+	for i := range 1200 {
+		text := fmt.Sprintf("Contract %d. First part. Second part.", i)
+		c := &contract.Contract{ID: fmt.Sprintf("k%04d", i), Text: text, Chunks: []contract.Chunk{
+			{Ord: 0, Text: text[:len(text)-14], Start: 0, End: len(text) - 14},
+			{Ord: 1, Text: text[len(text)-12:], Start: len(text) - 12, End: len(text)},
+		}}
+		for j := range c.Chunks {
+			if lacking[i] {
+				want = append(want, c.ID+": "+c.Chunks[j].Text)
+				continue
+			}
+			c.Chunks[j].Embedding, c.Chunks[j].EmbeddingModel = []float32{float32(i + 1), float32(j + 1), 1}, "m1"
+		}
+		cs = append(cs, c)
+	}
+	if _, err := s.PutContracts(ctx, cs); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	after := ""
+	for pages := 0; ; pages++ {
+		if pages > 10 {
+			t.Fatal("the walk does not end")
+		}
+		page, err := s.MissingEmbeddings(ctx, graph.EmbeddingQuery{Kind: graph.EmbedChunks, Model: "m1", After: after, Limit: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Items) == 0 {
+			break
+		}
+		// Keys are "ord:contract id".
+		for _, it := range page.Items {
+			_, id, _ := cutKey(it.Key)
+			got = append(got, id+": "+it.Text)
+		}
+		after = page.Next
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the walk found\n%q\nwant\n%q", got, want)
+	}
+	if c, err := s.CountEmbeddings(ctx, graph.EmbedChunks, "m1"); err != nil || c != (graph.EmbeddingCount{Total: 2400, Embedded: 2394}) {
+		t.Errorf("count = %+v, %v", c, err)
+	}
+
+	// The vector index and the scan agree on the nearest chunks.
+	q := graph.VectorQuery{Vector: []float32{500, 1, 1}, Model: "m1", Limit: 5}
+	viaIndex, err := s.SearchVectors(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		q.ContractIDs = append(q.ContractIDs, c.ID)
+	}
+	viaScan, err := s.SearchVectors(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(hs []graph.ClauseHit) []string {
+		var out []string
+		for _, h := range hs {
+			out = append(out, fmt.Sprintf("%s@%d", h.ContractID, h.Start))
+		}
+		return out
+	}
+	if len(viaIndex) != 5 || !slices.Equal(key(viaIndex), key(viaScan)) {
+		t.Errorf("index search %v, scan %v", key(viaIndex), key(viaScan))
+	}
+	if viaScan[0].Score > 1.000001 || viaScan[0].Score < 0.99 {
+		t.Errorf("top score %v is not a cosine similarity near 1", viaScan[0].Score)
+	}
+}
+
+func cutKey(key string) (string, string, bool) {
+	for i := range len(key) {
+		if key[i] == ':' {
+			return key[:i], key[i+1:], true
+		}
+	}
+	return "", "", false
+}
