@@ -424,7 +424,9 @@ func Retrieval(ctx context.Context, store graph.Store, set *RetrievalSet, opts R
 }
 
 // textID is the contract id of a CUAD text file, as ingest derives it.
-func textID(file string) string { return strings.TrimSpace(strings.TrimSuffix(file, filepath.Ext(file))) }
+func textID(file string) string {
+	return strings.TrimSpace(strings.TrimSuffix(file, filepath.Ext(file)))
+}
 
 // firstOverlap returns the 1-based rank of the first of the first k hits
 // that overlaps a span, or 0.
