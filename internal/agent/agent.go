@@ -29,6 +29,10 @@ type Toolbox interface {
 // without giving a final answer.
 var ErrMaxSteps = errors.New("agent: no answer within the step limit")
 
+// ErrNoAnswer means the model wrote no answer text, even when asked once
+// more, and no tool result succeeded that an answer could be composed from.
+var ErrNoAnswer = errors.New("agent: the model gave no answer text")
+
 // Defaults.
 const (
 	DefaultMaxSteps       = 8
@@ -78,6 +82,12 @@ type run struct {
 	usage  llm.Usage
 	calls  []string // "name args" of every tool call, for the critic
 	stream bool     // emit token events
+
+	names    []string        // the tools' names, in order
+	known    map[string]bool // the same, for recognising calls written as text
+	question string          // the question as asked, for the no-answer prompt
+	nudged   bool            // the model was asked once more for an answer
+	last     *toolOutcome    // the last successful tool call, to compose from
 }
 
 type toolOutcome struct {
@@ -114,17 +124,17 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 	if question == "" {
 		return nil, errors.New("agent: empty question")
 	}
-	r := &run{a: a, emit: emit, log: a.Log, seen: newSeen()}
+	r := &run{a: a, emit: emit, log: a.Log, seen: newSeen(), known: map[string]bool{}}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
-	var names []string
 	for _, t := range a.Tools.Tools() {
 		r.defs = append(r.defs, llm.ToolDef{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
-		names = append(names, t.Name)
+		r.names = append(r.names, t.Name)
+		r.known[t.Name] = true
 	}
 	date := a.now().Format(time.DateOnly)
-	system, err := render("system.tmpl", systemData{Date: date, Tools: names})
+	system, err := render("system.tmpl", systemData{Date: date, Tools: r.names})
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +151,7 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 			return nil, err
 		}
 	}
+	r.question = asked
 	msgs := append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, prior...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: asked})
 
@@ -166,13 +177,37 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 			if _, text, err = r.pass(ctx, msgs); err != nil {
 				return nil, err
 			}
-		} else if text != "" {
+		} else if hasAnswerText(text) {
 			emit(Event{Type: EventToken, Token: text})
 		}
 	}
-	body, cites := r.seen.cite(text)
+	return r.answer(text)
+}
+
+// answer checks the final text: citations from the tool results, ids no
+// tool returned, and, when the model gave no answer text, one composed
+// from the last successful tool result.
+func (r *run) answer(text string) (*Answer, error) {
 	usage := r.usage
-	return &Answer{Text: body, Citations: cites, Usage: &usage}, nil
+	ans := &Answer{Usage: &usage}
+	if !hasAnswerText(text) {
+		if r.last == nil {
+			return nil, fmt.Errorf("%w, even when asked again, and no tool result to answer from", ErrNoAnswer)
+		}
+		r.log.Warn("the model gave no answer text; composing one from the last tool result", "tool", r.last.call.Name)
+		text = composeAnswer(r.last.call.Name, r.last.call.Arguments, r.last.result)
+		ans.ComposedFrom = r.last.call.Name
+		if r.a.canStream() {
+			r.emit(Event{Type: EventToken, Token: text})
+		}
+	}
+	body, sources, _ := splitSources(text)
+	ans.Text, ans.Citations = r.seen.cite(text)
+	ans.Unverified = r.seen.unverified(body, sources, r.names)
+	if len(ans.Unverified) > 0 {
+		ans.Notes = append(ans.Notes, unverifiedNote(ans.Unverified))
+	}
+	return ans, nil
 }
 
 func (a *Agent) canStream() bool {
@@ -188,13 +223,17 @@ func (a *Agent) now() time.Time {
 }
 
 // pass runs the model/tool loop until the model answers without tool
-// calls, returning the extended conversation and the answer text.
+// calls, returning the extended conversation and the answer text. Tool
+// calls the model wrote as text are run like real ones. A reply with no
+// answer text gets one more request per run asking for the answer (an
+// extra model call beyond MaxSteps if need be).
 func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, string, error) {
 	maxSteps := r.a.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
-	for step := 1; step <= maxSteps; step++ {
+	limit := maxSteps
+	for step := 1; step <= limit; step++ {
 		req := &llm.Request{Messages: msgs, Tools: r.defs, Temperature: r.a.Temperature, Seed: r.a.Seed}
 		r.log.Debug("model call", "step", step, "messages", len(msgs), "last", msgs[len(msgs)-1].Content)
 		resp, err := r.generate(ctx, req)
@@ -204,17 +243,46 @@ func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, stri
 		r.usage = r.usage.Add(resp.Usage)
 		msg := resp.Message
 		msg.Role = llm.RoleAssistant
+		fromText := false
+		if len(msg.ToolCalls) == 0 && msg.Content != "" {
+			if prose, calls := parseTextCalls(msg.Content, r.isTool); len(calls) > 0 {
+				r.log.Debug("tool calls written as text", "step", step, "calls", len(calls), "text", msg.Content)
+				fromText = true
+				msg.Content = strings.TrimSpace(prose)
+				for _, c := range calls {
+					msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{Name: c.Name, Arguments: c.Arguments})
+				}
+			}
+		}
 		for i := range msg.ToolCalls {
 			if msg.ToolCalls[i].ID == "" {
 				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", step, i)
 			}
+			msg.ToolCalls[i].Arguments = normalizeArgs(msg.ToolCalls[i].Arguments)
 		}
-		msgs = append(msgs, msg)
 		if len(msg.ToolCalls) == 0 {
 			r.log.Debug("agent answer", "step", step, "text", msg.Content)
-			return msgs, msg.Content, nil
+			if hasAnswerText(msg.Content) || r.nudged {
+				return append(msgs, msg), msg.Content, nil
+			}
+			// No answer text (often only the Sources line): ask once more.
+			r.nudged = true
+			prompt, err := render("noanswer.tmpl", noAnswerData{Question: r.question, HadResults: r.last != nil})
+			if err != nil {
+				return nil, "", err
+			}
+			if strings.TrimSpace(msg.Content) != "" {
+				msgs = append(msgs, msg)
+			}
+			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: prompt})
+			r.log.Info("the model gave no answer text; asking once more", "step", step)
+			if step == limit {
+				limit++
+			}
+			continue
 		}
-		outcomes, err := r.runTools(ctx, msg.ToolCalls)
+		msgs = append(msgs, msg)
+		outcomes, err := r.runTools(ctx, msg.ToolCalls, fromText)
 		if err != nil {
 			return nil, "", err
 		}
@@ -225,23 +293,36 @@ func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, stri
 	return nil, "", fmt.Errorf("%w (%d model calls)", ErrMaxSteps, maxSteps)
 }
 
+func (r *run) isTool(name string) bool { return r.known[name] }
+
+// generate runs one model call, streaming its text as token events when
+// the run streams. Text that may be a tool call written as text, or a
+// leading Sources line, is held back until it is known to be answer text.
 func (r *run) generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	if s, ok := r.a.Model.(llm.Streamer); ok && r.stream {
-		return s.Stream(ctx, req, func(d llm.Delta) error {
-			if d.Text != "" {
-				r.emit(Event{Type: EventToken, Token: d.Text})
-			}
-			return nil
-		})
+	s, ok := r.a.Model.(llm.Streamer)
+	if !ok || !r.stream {
+		return r.a.Model.Generate(ctx, req)
 	}
-	return r.a.Model.Generate(ctx, req)
+	lead := &leadHold{emit: func(t string) { r.emit(Event{Type: EventToken, Token: t}) }}
+	sc := newCallScanner(r.isTool, lead.write)
+	resp, err := s.Stream(ctx, req, func(d llm.Delta) error {
+		if d.Text != "" {
+			sc.write(d.Text)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sc.close()
+	return resp, nil
 }
 
 // runTools runs one turn's tool calls concurrently and returns their
 // outcomes in call order. Only a context error fails the turn.
-func (r *run) runTools(ctx context.Context, calls []llm.ToolCall) ([]toolOutcome, error) {
+func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, fromText bool) ([]toolOutcome, error) {
 	for _, c := range calls {
-		r.emit(Event{Type: EventToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: displayArgs(c.Arguments)}})
+		r.emit(Event{Type: EventToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: displayArgs(c.Arguments), FromText: fromText}})
 		r.calls = append(r.calls, c.Name+" "+string(c.Arguments))
 	}
 	out := make([]toolOutcome, len(calls))
@@ -282,6 +363,7 @@ func (r *run) runTools(ctx context.Context, calls []llm.ToolCall) ([]toolOutcome
 		} else {
 			ev.Result = o.result
 			r.seen.add(o.call.Name, o.result)
+			r.last = &o
 		}
 		r.emit(Event{Type: EventToolResult, ToolResult: ev})
 	}

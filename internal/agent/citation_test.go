@@ -87,3 +87,35 @@ func FuzzCite(f *testing.F) {
 		}
 	})
 }
+
+func TestUnverified(t *testing.T) {
+	const cuad = "ORBSATCORP_08_17_2007-EX-7.3-STRATEGIC ALLIANCE AGREEMENT"
+	s := newSeen()
+	s.add("contract_search", json.RawMessage(`{"total_count":3,"examples":[{"contract_id":"c03"},{"contract_id":"`+cuad+`"},{"contract_id":"demo-saas-kestrel"}]}`))
+	toolNames := []string{"contract_search", "get_contract"}
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{name: "returned ids only", text: "c03 and " + cuad + " and demo-saas-kestrel.\nSources: c03, " + cuad, want: nil},
+		{name: "invented id of a returned shape", text: "See c03 and c99; also C12.\nSources: c03", want: []string{"c99", "C12"}},
+		{name: "invented EDGAR id in prose, sentence after it", text: "The deal is VNUE,INC_07_10_2015-EX-10.1-SPONSORSHIP AGREEMENT. The other is c03.",
+			want: []string{"VNUE,INC_07_10_2015-EX-10.1-SPONSORSHIP AGREEMENT"}},
+		{name: "invented EDGAR id of the second form", text: "(GridironBionutrientsInc_20171206_8-K_EX-10.1_10972555_EX-10.1_Endorsement Agreement) ends in 2020.",
+			want: []string{"GridironBionutrientsInc_20171206_8-K_EX-10.1_10972555_EX-10.1_Endorsement Agreement"}},
+		{name: "a truncated returned id is not invented", text: "ORBSATCORP_08_17_2007-EX-7.3 is the alliance.", want: nil},
+		{name: "synthetic ids", text: "gen-42-0000017 has no end date.", want: []string{"gen-42-0000017"}},
+		{name: "sources line leftovers", text: "Answer.\nSources: c03, invented-id, none, contract_search, the tool results, 2005-12-31, acme-nda-2019",
+			want: []string{"invented-id", "acme-nda-2019"}},
+		{name: "dates, amounts and clause names are not ids", text: "It ended on 2005-12-31 after 10 years, for USD 1,000,000; see the Non-Compete clause and Q4 2019.\nSources: none", want: nil},
+		{name: "a glued mention is not an id", text: "abc03 and c03x are words here.", want: nil},
+		{name: "duplicates once, in order", text: "c98, c97, c98.\nSources: c97, c96", want: []string{"c98", "c97", "c96"}},
+	}
+	for _, tt := range tests {
+		body, sources, _ := splitSources(tt.text)
+		got := s.unverified(body, sources, toolNames)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: unverified (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}

@@ -12,6 +12,19 @@
 // returned to the model as tool results so it can correct itself; the calls
 // of one turn run concurrently and their results keep call order.
 //
+// Small local models are met where they are (see textcall.go, idcheck.go,
+// compose.go): tool calls written into the reply text (a JSON object in a
+// fence or bare, or <tool_call> tags) are run as real calls and marked
+// from_text in the tool_call event, and while streaming such text is never
+// shown as answer text; arguments that are null, a JSON string or carry a
+// trailing comma are normalised, while null or empty single fields reach
+// the tools as written. A reply with no answer text (often only the
+// Sources line) gets one more request; if that is empty too, the answer is
+// composed from the last successful tool result and says so, and without
+// any result Run fails with ErrNoAnswer. Ids in the answer text, or shaped
+// like the store's ids, that no tool returned are listed in
+// Answer.Unverified with a note.
+//
 // In critic mode the question is first rewritten into an atomic one using
 // the conversation; after the first answer a critic (structured output)
 // lists what is missing as follow-up questions, which get a second tool

@@ -37,6 +37,10 @@ type ToolCallEvent struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	// FromText is set when the model wrote the call into its reply text
+	// (a JSON object or <tool_call> tags) instead of the provider's
+	// tool-call channel, and the agent recognised and ran it (textcall.go).
+	FromText bool `json:"from_text,omitempty"`
 }
 
 // ToolResultEvent is what the tool returned (Result) or why it failed (Error).
@@ -48,10 +52,25 @@ type ToolResultEvent struct {
 }
 
 // Answer is the agent's final answer. Citations only name contracts (and
-// clause spans) that tool results returned during the run.
+// clause spans) that tool results returned during the run. Text is never
+// empty: when the model writes no answer even after being asked again, the
+// agent composes one from the last successful tool result (ComposedFrom),
+// and when there is none Run fails with ErrNoAnswer.
 type Answer struct {
 	Text      string     `json:"text"`
 	Citations []Citation `json:"citations"`
+	// Unverified lists contract ids, or strings shaped like the store's
+	// ids, that the answer text or its Sources line mentions but no tool
+	// returned during the run, in order of first mention. They stay in
+	// Text; readers should check them before relying on them.
+	Unverified []string `json:"unverified,omitempty"`
+	// Notes are short warnings for the reader about this answer, such as
+	// the Unverified ids.
+	Notes []string `json:"notes,omitempty"`
+	// ComposedFrom names the tool whose result the agent composed Text
+	// from because the model gave no answer text; Text says so too. Empty
+	// when the model wrote the answer.
+	ComposedFrom string `json:"composed_from,omitempty"`
 	// Usage is the tokens all model calls of the run consumed.
 	Usage *llm.Usage `json:"usage,omitempty"`
 }

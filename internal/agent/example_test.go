@@ -22,7 +22,8 @@ func (oneTool) Call(ctx context.Context, name string, args json.RawMessage) (jso
 }
 
 // The model calls a tool, then answers; the answer cites only what the
-// tool returned, whatever the model's own Sources line claims.
+// tool returned, whatever the model's own Sources line claims, and flags
+// the id no tool returned.
 func ExampleAgent_Run() {
 	model := llmtest.NewScripted(
 		llmtest.Calls(llmtest.Call("1", "contract_search", `{"parties":["Acme"]}`)),
@@ -42,8 +43,10 @@ func ExampleAgent_Run() {
 	for _, c := range ans.Citations {
 		fmt.Println("cites:", c.ContractID, "-", c.Title)
 	}
+	fmt.Println("unverified:", ans.Unverified)
 	// Output:
 	// tool: contract_search {"parties":["Acme"]}
 	// We have one supply agreement with Acme.
 	// cites: acme-supply-2024 - Supply Agreement
+	// unverified: [acme-nda-2019]
 }

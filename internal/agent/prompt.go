@@ -33,6 +33,11 @@ type criticData struct {
 	MaxFollowUps int
 }
 
+type noAnswerData struct {
+	Question   string
+	HadResults bool
+}
+
 type followUpData struct {
 	FollowUps []string
 	Question  string

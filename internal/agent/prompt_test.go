@@ -22,6 +22,8 @@ func TestPromptsGolden(t *testing.T) {
 		{"rewrite-no-history", "rewrite.tmpl", rewriteData{Date: "2026-03-14", Question: "How many contracts?"}},
 		{"critic", "critic.tmpl", criticData{Question: "q?", Calls: []string{`contract_search {"limit":1}`}, Draft: "draft.", MaxFollowUps: 3}},
 		{"followup", "followup.tmpl", followUpData{FollowUps: []string{"a?", "b?"}, Question: "q?"}},
+		{"noanswer", "noanswer.tmpl", noAnswerData{Question: "How many Distributor contracts ended in 2005?", HadResults: true}},
+		{"noanswer-no-results", "noanswer.tmpl", noAnswerData{Question: "How many contracts?"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
