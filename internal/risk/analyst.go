@@ -103,6 +103,7 @@ func (r *run) review(ctx context.Context, rep *Report, rules []Rule) ([]Item, er
 // are valid, clause quotes are in the contract (offsets fixed in place),
 // cited statutes exist and hold their quotes.
 func (r *run) validate(ctx context.Context, items []Item, rules []Rule) ([]string, error) {
+	r.noteProposed(items) // every draft of the review loop passes here
 	known := map[string]bool{}
 	for _, ru := range rules {
 		known[ru.ID] = true

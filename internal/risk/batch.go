@@ -119,6 +119,7 @@ func (r *run) analysePassage(ctx context.Context, p passage, rules []Rule, known
 	if err != nil {
 		return nil, nil, err
 	}
+	r.noteProposed(a.Items)
 	var out []Item
 	var dropped []RemovedItem
 	for _, it := range a.Items {

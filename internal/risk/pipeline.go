@@ -75,8 +75,9 @@ type run struct {
 	statutes *tools.StatuteTools // nil when no statute can be cited
 	passages []passage
 
-	mu    sync.Mutex
-	usage llm.Usage
+	mu       sync.Mutex
+	usage    llm.Usage
+	proposed map[string]bool // citation keys of every draft, for Report.CitationsProposed
 }
 
 // Run reviews one contract and returns its report. Model failures, a
@@ -127,6 +128,7 @@ func Run(ctx context.Context, deps Deps, in Input, progress func(Progress)) (*Re
 	}
 	err := r.execute(ctx, rep)
 	rep.Usage = r.totalUsage()
+	rep.CitationsProposed = r.proposedCount()
 	r.progress(Progress{Stage: "done", Message: fmt.Sprintf("%d risk items, %d citations removed", len(rep.Items), len(rep.RemovedCitations))})
 	if err != nil {
 		rep.Partial = true
@@ -265,6 +267,26 @@ func (r *run) addUsage(u llm.Usage) {
 	r.mu.Lock()
 	r.usage = r.usage.Add(u)
 	r.mu.Unlock()
+}
+
+// noteProposed records the citations of a draft's items.
+func (r *run) noteProposed(items []Item) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.proposed == nil {
+		r.proposed = map[string]bool{}
+	}
+	for _, it := range items {
+		for _, c := range it.Citations {
+			r.proposed[it.RuleID+"\x00"+foldQuote(it.ClauseQuote)+"\x00"+c.StatuteID+"\x00"+foldQuote(c.Quote)] = true
+		}
+	}
+}
+
+func (r *run) proposedCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.proposed)
 }
 
 func (r *run) totalUsage() llm.Usage {

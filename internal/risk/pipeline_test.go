@@ -206,6 +206,11 @@ func TestHallucinatedStatuteCaughtAndRevisionApproved(t *testing.T) {
 	if len(rep.RemovedCitations) != 0 {
 		t.Errorf("removed citations = %+v, want none", rep.RemovedCitations)
 	}
+	// The first draft's invented statute and the revision's real one: the
+	// review dropped one before the gate.
+	if rep.CitationsProposed != 2 {
+		t.Errorf("citations proposed = %d, want 2", rep.CitationsProposed)
+	}
 	if rep.Rules[1].Severity != "High" {
 		t.Errorf("rule severity not canonicalised: %q", rep.Rules[1].Severity)
 	}
@@ -496,6 +501,9 @@ func TestBatchMode(t *testing.T) {
 	}
 	if len(rep.RemovedCitations) != 1 || rep.RemovedCitations[0].Reason != "statute not found" {
 		t.Errorf("removed = %+v", rep.RemovedCitations)
+	}
+	if rep.CitationsProposed != 2 {
+		t.Errorf("citations proposed = %d, want the 2 the passages cited", rep.CitationsProposed)
 	}
 	if last := progress[len(progress)-2]; last.Stage != "summary" {
 		t.Errorf("progress ends with %+v", progress[len(progress)-2:])

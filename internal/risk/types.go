@@ -101,6 +101,12 @@ type Report struct {
 	ReviewTrail      []ReviewRound     `json:"review_trail"`
 	RemovedCitations []RemovedCitation `json:"removed_citations"`
 	RemovedItems     []RemovedItem     `json:"removed_items"`
+	// CitationsProposed counts the distinct citations (per rule, clause
+	// quote, statute and quote) in every draft the analyst, a revision, a
+	// reviewer's rewrite or a batch passage produced. Those that did not
+	// reach the final gate were dropped during the review; the gate's
+	// removals are RemovedCitations and the rest are in Items.
+	CitationsProposed int `json:"citations_proposed,omitempty"`
 
 	// Partial is true when the review did not run to completion; Notices
 	// say why, and also carry warnings such as an empty statute store.
