@@ -28,27 +28,27 @@ func TestComposeAnswer(t *testing.T) {
 		{
 			name: "aggregate", tool: "contract_aggregate", args: `{"group_by":"governing_law_state","metric":"count"}`,
 			result: `{"total_groups":2,"groups":[{"key":"NY","value":12,"count":12},{"key":"","value":3,"count":3}]}`,
-			want: composedLead + "\ncontract_aggregate {\"group_by\":\"governing_law_state\",\"metric\":\"count\"} returned 2 groups:\n- NY: 12 contracts\n- (none): 3 contracts",
+			want:   composedLead + "\ncontract_aggregate {\"group_by\":\"governing_law_state\",\"metric\":\"count\"} returned 2 groups:\n- NY: 12 contracts\n- (none): 3 contracts",
 		},
 		{
 			name: "aggregate of amounts", tool: "contract_aggregate", args: `{"metric":"sum_amount"}`,
 			result: `{"total_groups":1,"groups":[{"key":"all","value":1250000.5,"count":4}]}`,
-			want: composedLead + "\ncontract_aggregate {\"metric\":\"sum_amount\"} returned 1 group:\n- all: 1250000.5 (4 contracts)",
+			want:   composedLead + "\ncontract_aggregate {\"metric\":\"sum_amount\"} returned 1 group:\n- all: 1250000.5 (4 contracts)",
 		},
 		{
 			name: "parties", tool: "party_search", args: `{"name":"acme"}`,
 			result: `{"total_count":1,"examples":[{"party_id":"p1","name":"Acme Corp","aliases":[],"country":"US","contract_count":3,"contract_types":["Supply","Service"]}]}`,
-			want: composedLead + "\nparty_search {\"name\":\"acme\"} found 1 party:\n- Acme Corp (US; 3 contracts; Supply, Service)",
+			want:   composedLead + "\nparty_search {\"name\":\"acme\"} found 1 party:\n- Acme Corp (US; 3 contracts; Supply, Service)",
 		},
 		{
 			name: "record", tool: "get_contract", args: `{"contract_id":"c03"}`,
 			result: `{"id":"c03","title":"Distribution","contract_type":"Distributor","end_date":"2005-12-31","governing_law":{"country":"US","state":"NY"},"parties":[{"name":"A"},{"name":"B"}],"text_length":10}`,
-			want: composedLead + "\nget_contract {\"contract_id\":\"c03\"} returned c03: Distribution (Distributor; ends 2005-12-31; governing law US-NY; parties A; B)",
+			want:   composedLead + "\nget_contract {\"contract_id\":\"c03\"} returned c03: Distribution (Distributor; ends 2005-12-31; governing law US-NY; parties A; B)",
 		},
 		{
 			name: "passages", tool: "clause_search", args: `{"query":"terminate"}`,
 			result: `{"passages":[{"contract_id":"c02","clause_type":"Termination For Convenience","text":"Either party may\nterminate.","start":1,"end":30,"verified":true,"score":2}]}`,
-			want: composedLead + "\nclause_search {\"query\":\"terminate\"} returned 1 passage:\n- c02 (Termination For Convenience): \"Either party may terminate.\"",
+			want:   composedLead + "\nclause_search {\"query\":\"terminate\"} returned 1 passage:\n- c02 (Termination For Convenience): \"Either party may terminate.\"",
 		},
 		{
 			name: "any other tool", tool: "custom", args: `{}`, result: `{"rows": [1, 2]}`,

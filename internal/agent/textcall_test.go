@@ -16,7 +16,9 @@ func knownTool(name string) bool {
 	return false
 }
 
-func call(name, args string) parsedCall { return parsedCall{Name: name, Arguments: json.RawMessage(args)} }
+func call(name, args string) parsedCall {
+	return parsedCall{Name: name, Arguments: json.RawMessage(args)}
+}
 
 func TestParseTextCalls(t *testing.T) {
 	tests := []struct {
