@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -658,43 +658,64 @@ func extractionHeadline(rep *ExtractionReport) string {
 
 // WriteExtractionText writes the report as aligned plain-text tables.
 func WriteExtractionText(w io.Writer, rep *ExtractionReport) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, extractionHeadline(rep))
-	fmt.Fprintln(w)
-	fmt.Fprintln(tw, "field\tTP\tFP\tFN\tprecision\trecall\tF1\texcluded\t")
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\n", extractionHeadline(rep))
+	rows := [][]string{{"field", "TP", "FP", "FN", "precision", "recall", "F1", "excluded"}}
 	for _, f := range rep.Fields {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%d\t\n", f.Field, f.TP, f.FP, f.FN, f.Precision, f.Recall, f.F1, f.Excluded)
+		rows = append(rows, append(scoreCells(f.Field, f.Score), fmt.Sprint(f.Excluded)))
 	}
-	c := rep.Clauses
-	fmt.Fprintf(tw, "clauses (%d categories)\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t\t\n", len(rep.Categories), c.TP, c.FP, c.FN, c.Precision, c.Recall, c.F1)
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Evidence: "+describeEvidence(rep.Evidence, "stored values"))
-	fmt.Fprintln(w, "Clauses:  "+describeEvidence(rep.ClauseEvidence, "stored clauses"))
-	fmt.Fprintln(w)
-	fmt.Fprintln(tw, "clause category\tTP\tFP\tFN\tprecision\trecall\tF1\t")
+	rows = append(rows, append(scoreCells(fmt.Sprintf("clauses (%d categories)", len(rep.Categories)), rep.Clauses), ""))
+	writeAligned(&b, rows)
+	fmt.Fprintf(&b, "\nEvidence: %s\nClauses:  %s\n\n", describeEvidence(rep.Evidence, "stored values"), describeEvidence(rep.ClauseEvidence, "stored clauses"))
+	rows = [][]string{{"clause category", "TP", "FP", "FN", "precision", "recall", "F1"}}
 	for _, cs := range rep.Categories {
-		if cs.TP+cs.FP+cs.FN == 0 {
-			continue
+		if cs.TP+cs.FP+cs.FN > 0 {
+			rows = append(rows, scoreCells(cs.Category, cs.Score))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t\n", cs.Category, cs.TP, cs.FP, cs.FN, cs.Precision, cs.Recall, cs.F1)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	writeAligned(&b, rows)
 	for _, cr := range rep.PerContract {
 		if cr.Error != "" {
-			fmt.Fprintf(w, "failed: %s: %s\n", cr.ID, cr.Error)
+			fmt.Fprintf(&b, "failed: %s: %s\n", cr.ID, cr.Error)
 		}
 	}
 	for _, s := range rep.GoldSkipped {
-		if _, err := fmt.Fprintf(w, "gold row skipped: %s\n", s); err != nil {
-			return err
+		fmt.Fprintf(&b, "gold row skipped: %s\n", s)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func scoreCells(name string, s Score) []string {
+	return []string{name, fmt.Sprint(s.TP), fmt.Sprint(s.FP), fmt.Sprint(s.FN),
+		fmt.Sprintf("%.3f", s.Precision), fmt.Sprintf("%.3f", s.Recall), fmt.Sprintf("%.3f", s.F1)}
+}
+
+// writeAligned writes rows as a plain-text table: the first column
+// left-aligned, the others right-aligned, two spaces apart.
+func writeAligned(b *strings.Builder, rows [][]string) {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
-	return nil
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			switch {
+			case i == 0:
+				line.WriteString(c + pad)
+			default:
+				line.WriteString("  " + pad + c)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
 }
 
 // mdCell escapes text for a Markdown table cell.

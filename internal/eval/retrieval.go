@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
@@ -492,25 +491,27 @@ func retrievalHeadline(rep *RetrievalReport) string {
 
 // WriteRetrievalText writes the report as aligned plain-text tables.
 func WriteRetrievalText(w io.Writer, rep *RetrievalReport) error {
-	fmt.Fprintln(w, retrievalHeadline(rep))
+	var b strings.Builder
+	fmt.Fprintln(&b, retrievalHeadline(rep))
 	for _, m := range rep.Clauses {
-		fmt.Fprintf(w, "without the %d preamble categories: %s recall@%d %.3f, MRR %.3f over %d queries\n", len(PreambleCategories), m.Method, rep.K, m.Recall, m.MRR, m.Queries)
+		fmt.Fprintf(&b, "without the %d preamble categories: %s recall@%d %.3f, MRR %.3f over %d queries\n", len(PreambleCategories), m.Method, rep.K, m.Recall, m.MRR, m.Queries)
 	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "category\tqueries\t")
+	b.WriteString("\n")
+	head := []string{"category", "queries"}
 	for _, m := range rep.Methods {
-		fmt.Fprintf(tw, "%s recall@%d\t%s MRR\t", m, rep.K, m)
+		head = append(head, fmt.Sprintf("%s recall@%d", m, rep.K), m+" MRR")
 	}
-	fmt.Fprintln(tw)
+	rows := [][]string{head}
 	for _, c := range rep.Categories {
-		fmt.Fprintf(tw, "%s\t%d\t", c.Category, c.Queries)
+		row := []string{c.Category, fmt.Sprint(c.Queries)}
 		for _, m := range c.Methods {
-			fmt.Fprintf(tw, "%.3f\t%.3f\t", m.Recall, m.MRR)
+			row = append(row, fmt.Sprintf("%.3f", m.Recall), fmt.Sprintf("%.3f", m.MRR))
 		}
-		fmt.Fprintln(tw)
+		rows = append(rows, row)
 	}
-	return tw.Flush()
+	writeAligned(&b, rows)
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // WriteRetrievalMarkdown writes the report as Markdown.
