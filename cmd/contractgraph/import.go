@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/importer"
+	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/resolve"
 	"github.com/contractgraph/contractgraph/internal/retrieve"
 )
@@ -34,6 +36,21 @@ type importSummary struct {
 	Seconds   float64  `json:"seconds"`
 	// MergedParties counts parties entity resolution merged into others.
 	MergedParties int `json:"merged_parties,omitempty"`
+	// Embeddings says what was embedded with an embedding model
+	// (--embed-model); nil without one.
+	Embeddings *importEmbeddings `json:"embeddings,omitempty"`
+}
+
+// importEmbeddings is the embedding part of an import's summary.
+type importEmbeddings struct {
+	Model string `json:"model"`
+	// Embedded chunks got a vector now; Missing still have none by Model.
+	Embedded int `json:"embedded"`
+	Missing  int `json:"missing"`
+	// Error is why embedding stopped; Reindex the command that adds the
+	// missing vectors to what was imported.
+	Error   string `json:"error,omitempty"`
+	Reindex string `json:"reindex,omitempty"`
 }
 
 func newImportCmd(a *app) *cobra.Command {
@@ -50,7 +67,12 @@ func newImportCmd(a *app) *cobra.Command {
 			"Contracts are keyed by id: importing the same input again changes nothing. A bad record is\n" +
 			"reported with its file, record and field, and the rest still imports; the exit code is 1 if\n" +
 			"anything failed. Values that could not be normalised are dropped and counted as warnings\n" +
-			"(listed with -v).",
+			"(listed with -v).\n\n" +
+			"With an embedding model (--embed-model, env CONTRACTGRAPH_EMBED_MODEL) the import then embeds,\n" +
+			"in batches, every chunk in the store that has no vector by that model, so that clause_search\n" +
+			"fuses vector similarity with BM25. Should the embedding server fail, what was imported stays\n" +
+			"imported, the summary says how many vectors are missing, and `contractgraph reindex\n" +
+			"--embeddings` adds them later.",
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			ctx := cmd.Context()
@@ -59,6 +81,19 @@ func newImportCmd(a *app) *cobra.Command {
 				return err
 			}
 			defer store.Close()
+			// The embedding model is opened (which calls no server) before
+			// anything is imported, so that a misconfigured one stops here.
+			var emb llm.Embedder
+			var eb graph.EmbeddingBackfiller
+			if strings.TrimSpace(a.cfg.EmbedModel) != "" {
+				var ok bool
+				if eb, ok = store.(graph.EmbeddingBackfiller); !ok {
+					return fmt.Errorf("--embed-model: the %s store cannot record embeddings", a.backendName())
+				}
+				if emb, err = a.openServerEmbedder(ctx); err != nil {
+					return err
+				}
+			}
 			bar := newProgressBar(a.stderr, a.cfg.JSON)
 			sum, err := runImport(ctx, store, paths, textsDir, bar, func(warning error) {
 				if a.cfg.Verbose {
@@ -83,6 +118,11 @@ func newImportCmd(a *app) *cobra.Command {
 					}
 				}
 			}
+			var embedErr error
+			if emb != nil {
+				sum.Embeddings, embedErr = a.importEmbeddings(ctx, eb, emb, bar)
+				bar.clear()
+			}
 			if a.cfg.JSON {
 				enc := json.NewEncoder(a.stdout)
 				enc.SetIndent("", "  ")
@@ -104,6 +144,20 @@ func newImportCmd(a *app) *cobra.Command {
 				if sum.MergedParties > 0 {
 					fmt.Fprintf(a.stdout, "entity resolution merged %d duplicate parties into others (--no-resolve skips it)\n", sum.MergedParties)
 				}
+				if e := sum.Embeddings; e != nil {
+					fmt.Fprintf(a.stdout, "embedded %d chunks with %s", e.Embedded, e.Model)
+					if e.Missing > 0 {
+						fmt.Fprintf(a.stdout, "; %d chunks have no vector", e.Missing)
+					}
+					fmt.Fprintln(a.stdout)
+				}
+			}
+			if e := sum.Embeddings; e != nil && e.Error != "" {
+				fmt.Fprintf(a.stderr, "embeddings missing: %d chunks have no vector by %s. The contracts are imported; add the vectors with:\n  %s\n", e.Missing, e.Model, e.Reindex)
+				if errors.Is(embedErr, context.Canceled) {
+					return embedErr
+				}
+				return fmt.Errorf("import: %w", embedErr)
 			}
 			if sum.Failed > 0 {
 				return silentExit(1)
@@ -114,6 +168,29 @@ func newImportCmd(a *app) *cobra.Command {
 	cmd.Flags().StringVar(&textsDir, "texts", "", "directory of CUAD full_contract_txt files (default: full_contract_txt next to the CSV)")
 	cmd.Flags().BoolVar(&noResolve, "no-resolve", false, "skip entity resolution (merging duplicate parties) after the import")
 	return cmd
+}
+
+// importEmbeddings embeds every chunk of the store without a vector by the
+// configured model, with a progress bar. On failure (the server, or an
+// interrupt) the summary says how many vectors are missing and which
+// command adds them; the error is returned too.
+func (a *app) importEmbeddings(ctx context.Context, eb graph.EmbeddingBackfiller, emb llm.Embedder, bar *progressBar) (*importEmbeddings, error) {
+	model := strings.TrimSpace(a.cfg.EmbedModel)
+	out := &importEmbeddings{Model: model}
+	reps, err := retrieve.EmbedMissing(ctx, eb, emb, retrieve.EmbedOptions{Model: model, Progress: embedProgress(bar, model)})
+	if len(reps) == 1 {
+		out.Embedded, out.Missing = reps[0].Embedded, reps[0].Missing()
+	}
+	if err != nil {
+		out.Error, out.Reindex = err.Error(), a.reindexCommand()
+		if len(reps) == 0 {
+			// Not even counted: count again, without the cancelled context.
+			if c, cerr := eb.CountEmbeddings(context.WithoutCancel(ctx), graph.EmbedChunks, model); cerr == nil {
+				out.Missing = c.Missing()
+			}
+		}
+	}
+	return out, err
 }
 
 // importEvent is one record's outcome, in input order: a contract to write,

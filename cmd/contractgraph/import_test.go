@@ -112,17 +112,19 @@ func TestRenderBar(t *testing.T) {
 		label       string
 		done, total int64
 		items       int
+		unit        string
 		want        string
 	}{
-		{60, "data.json", 50, 100, 12, "data.json [==========>         ]  50%  12 contracts"},
-		{60, "data.json", 100, 100, 510, "data.json [====================] 100%  510 contracts"},
-		{50, "/a/very/long/path/to/master_clauses.csv", 0, 0, 0, "…clauses.csv [>               ]   0%  0 contracts"},
+		{60, "data.json", 50, 100, 12, "", "data.json [==========>         ]  50%  12 contracts"},
+		{60, "data.json", 100, 100, 510, "", "data.json [====================] 100%  510 contracts"},
+		{50, "/a/very/long/path/to/master_clauses.csv", 0, 0, 0, "", "…clauses.csv [>               ]   0%  0 contracts"},
+		{64, "embedding chunks with ollama:nomic", 300, 1200, 300, "chunks", "…nks with ollama:nomic [=====>               ]  25%  300 chunks"},
 	}
 	for _, tt := range tests {
-		if got := renderBar(tt.width, tt.label, tt.done, tt.total, tt.items); got != tt.want {
+		if got := renderBar(tt.width, tt.label, tt.done, tt.total, tt.items, tt.unit); got != tt.want {
 			t.Errorf("renderBar(%d, %q, %d, %d) = %q, want %q", tt.width, tt.label, tt.done, tt.total, got, tt.want)
 		}
-		if got := renderBar(tt.width, tt.label, tt.done, tt.total, tt.items); len([]rune(got)) >= tt.width {
+		if got := renderBar(tt.width, tt.label, tt.done, tt.total, tt.items, tt.unit); len([]rune(got)) >= tt.width {
 			t.Errorf("bar %q wider than %d", got, tt.width)
 		}
 	}

@@ -20,6 +20,7 @@ type progressBar struct {
 	enabled bool
 	width   int
 	label   string
+	unit    string // what the count counts: "contracts" unless startUnit says
 	last    time.Time
 	drawn   bool
 }
@@ -38,15 +39,18 @@ func newProgressBar(w io.Writer, quiet bool) *progressBar {
 }
 
 // start begins a new item, e.g. the file being imported.
-func (p *progressBar) start(label string) {
+func (p *progressBar) start(label string) { p.startUnit(label, "contracts") }
+
+// startUnit begins a new item whose count counts unit, e.g. "chunks".
+func (p *progressBar) startUnit(label, unit string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.label = label
+	p.label, p.unit = label, unit
 	p.last = time.Time{}
 }
 
-// update redraws the bar, at most ten times a second: done of total bytes
-// and a count of items.
+// update redraws the bar, at most ten times a second: done of total (bytes,
+// or the items themselves) and a count of items.
 func (p *progressBar) update(done, total int64, items int) {
 	if !p.enabled {
 		return
@@ -58,7 +62,7 @@ func (p *progressBar) update(done, total int64, items int) {
 		return
 	}
 	p.last = now
-	fmt.Fprint(p.w, "\r"+renderBar(p.width, p.label, done, total, items))
+	fmt.Fprint(p.w, "\r"+renderBar(p.width, p.label, done, total, items, p.unit))
 	p.drawn = true
 }
 
@@ -73,13 +77,17 @@ func (p *progressBar) clear() {
 }
 
 // renderBar lays out "label [=====>    ]  42%  1234 contracts" in width
-// columns, shortening the label to fit.
-func renderBar(width int, label string, done, total int64, items int) string {
+// columns, shortening the label to fit; unit names the items ("" means
+// contracts).
+func renderBar(width int, label string, done, total int64, items int, unit string) string {
+	if unit == "" {
+		unit = "contracts"
+	}
 	pct := 0.0
 	if total > 0 {
 		pct = min(1, float64(done)/float64(total))
 	}
-	tail := fmt.Sprintf(" %3.0f%%  %d contracts", pct*100, items)
+	tail := fmt.Sprintf(" %3.0f%%  %d %s", pct*100, items, unit)
 	barW := max(10, min(40, width/3))
 	maxLabel := width - 1 - barW - 3 - len(tail)
 	if r := []rune(label); maxLabel > 3 && len(r) > maxLabel {

@@ -71,6 +71,6 @@ func newRootCmd(a *app) *cobra.Command {
 	pf.BoolVarP(&a.cfg.Verbose, "verbose", "v", false, "log debug details to stderr")
 
 	// Subcommands: one file each. Keep this list sorted.
-	root.AddCommand(newAskCmd(a), newChatCmd(a), newDemoCmd(a), newEvalCmd(a), newExportCmd(a), newGenerateCmd(a), newImportCmd(a), newIngestCmd(a), newMCPCmd(a), newResolveCmd(a), newRiskCmd(a), newServeCmd(a), newStatsCmd(a), newStatutesCmd(a), newToolsCmd(a))
+	root.AddCommand(newAskCmd(a), newChatCmd(a), newDemoCmd(a), newEvalCmd(a), newExportCmd(a), newGenerateCmd(a), newImportCmd(a), newIngestCmd(a), newMCPCmd(a), newReindexCmd(a), newResolveCmd(a), newRiskCmd(a), newServeCmd(a), newStatsCmd(a), newStatutesCmd(a), newToolsCmd(a))
 	return root
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/retrieve"
 	"github.com/contractgraph/contractgraph/internal/statute"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
@@ -145,53 +146,30 @@ func (a *app) importStatutes(ctx context.Context, ss graph.StatuteStore, paths [
 	return nil
 }
 
-// Statute embedding bounds.
-const (
-	statuteEmbedBatch = 64
-	statuteEmbedBytes = 8000 // of each statute's citation, heading and text
-)
-
-// embedStatutes embeds every statute that has no embedding yet when an
-// embedding model is configured (--embed-model), so statute_search can fuse
-// vector similarity with BM25.
+// embedStatutes embeds every statute that has no vector by the embedding
+// model yet when one is configured (--embed-model), so statute_search can
+// fuse vector similarity with BM25. The vectors record the model, as
+// `contractgraph reindex --embeddings` does.
 func (a *app) embedStatutes(ctx context.Context, ss graph.StatuteStore) error {
-	vs, ok := ss.(graph.StatuteVectorStore)
-	if !ok || strings.TrimSpace(a.cfg.EmbedModel) == "" {
+	eb, ok := ss.(graph.EmbeddingBackfiller)
+	model := strings.TrimSpace(a.cfg.EmbedModel)
+	if !ok || model == "" {
 		return nil
 	}
-	emb, err := a.openEmbedder(ctx)
+	emb, err := a.openServerEmbedder(ctx)
 	if err != nil {
 		return err
 	}
-	total := 0
-	for {
-		sts, err := vs.StatutesWithoutEmbedding(ctx, statuteEmbedBatch)
-		if err != nil {
-			return err
-		}
-		if len(sts) == 0 {
-			break
-		}
-		ids := make([]string, len(sts))
-		texts := make([]string, len(sts))
-		for i, st := range sts {
-			ids[i] = st.ID
-			texts[i] = clipBytes(statute.Cite(&st)+" "+st.Heading+"\n"+st.Text, statuteEmbedBytes)
-		}
-		vecs, _, err := emb.Embed(ctx, texts)
-		if err != nil {
-			return fmt.Errorf("embed statutes: %w", err)
-		}
-		if len(vecs) != len(ids) {
-			return fmt.Errorf("embed statutes: %d vectors for %d statutes", len(vecs), len(ids))
-		}
-		if err := vs.PutStatuteEmbeddings(ctx, ids, vecs); err != nil {
-			return err
-		}
-		total += len(ids)
+	bar := newProgressBar(a.stderr, a.cfg.JSON)
+	reps, err := retrieve.EmbedMissing(ctx, eb, emb, retrieve.EmbedOptions{
+		Model: model, Kinds: []string{graph.EmbedStatutes}, Progress: embedProgress(bar, model),
+	})
+	bar.clear()
+	if err != nil {
+		return err
 	}
 	if !a.cfg.JSON {
-		fmt.Fprintf(a.stdout, "%d statutes embedded with %s\n", total, a.cfg.EmbedModel)
+		fmt.Fprintf(a.stdout, "%d statutes embedded with %s\n", reps[0].Embedded, model)
 	}
 	return nil
 }
@@ -201,24 +179,13 @@ func (a *app) embedStatutes(ctx context.Context, ss graph.StatuteStore) error {
 func (a *app) statuteTools(ctx context.Context, ss graph.StatuteStore) (*tools.StatuteTools, error) {
 	opts := tools.StatuteOptions{}
 	if strings.TrimSpace(a.cfg.EmbedModel) != "" {
-		emb, err := a.openEmbedder(ctx)
+		emb, err := a.openServerEmbedder(ctx)
 		if err != nil {
 			return nil, err
 		}
 		opts.Embedder = emb
 	}
 	return tools.NewStatuteTools(ss, opts), nil
-}
-
-// clipBytes cuts s to at most n bytes at a rune boundary.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 func newStatutesSearchCmd(a *app) *cobra.Command {

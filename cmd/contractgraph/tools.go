@@ -32,10 +32,12 @@ func (a *app) newToolSet(ctx context.Context, store graph.Store) (*tools.Set, er
 	)
 	if a.cfg.EmbedModel != "" {
 		var err error
-		if embedder, err = a.openEmbedder(ctx); err != nil {
+		if embedder, err = a.openServerEmbedder(ctx); err != nil {
 			return nil, err
 		}
-		opts.Clauses = retrieve.NewSearcher(store, embedder, a.log)
+		// The vector half compares only this model's vectors, and says once
+		// when the store has none.
+		opts.Clauses = retrieve.New(store, retrieve.Options{Embedder: embedder, Model: a.cfg.EmbedModel, Log: a.log})
 	}
 	set := tools.New(store, opts)
 	if err := addStatuteTools(set, store, embedder); err != nil {

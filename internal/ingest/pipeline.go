@@ -316,7 +316,7 @@ func (p *Pipeline) embed(ctx context.Context, chunks []contract.Chunk) (llm.Usag
 			return total, fmt.Errorf("embed chunks: %d vectors for %d texts", len(vecs), len(batch))
 		}
 		for j := range batch {
-			batch[j].Embedding = vecs[j]
+			batch[j].Embedding, batch[j].EmbeddingModel = vecs[j], p.opts.EmbedModel
 		}
 	}
 	return total, nil

@@ -56,9 +56,13 @@ type StatutePassage struct {
 type StatuteSearchResult struct {
 	Statutes []StatutePassage `json:"statutes"`
 	// Ranking is "hybrid" when BM25 and vector similarity were fused,
-	// "bm25" otherwise (no embedder, no statute embeddings, or the query
-	// could not be embedded).
+	// "bm25" otherwise (no embedder, or no statute embeddings, which Note
+	// then says). A query that cannot be embedded is an error, not a
+	// silent BM25 ranking.
 	Ranking string `json:"ranking"`
+	// Note says why an embedding model is configured but the ranking is
+	// BM25 alone.
+	Note string `json:"note,omitempty"`
 }
 
 // GetStatuteInput is the input of get_statute.
@@ -157,12 +161,18 @@ func (t *StatuteTools) Search(ctx context.Context, in StatuteSearchInput) (Statu
 	if err != nil {
 		return StatuteSearchResult{}, fmt.Errorf("%s: %w", NameStatuteSearch, err)
 	}
-	ranking := "bm25"
-	if near := t.nearest(ctx, query, jur, depth); near != nil {
+	ranking, note := "bm25", ""
+	near, err := t.nearest(ctx, query, jur, depth)
+	switch {
+	case err != nil:
+		return StatuteSearchResult{}, fmt.Errorf("%s: %w", NameStatuteSearch, err)
+	case len(near) > 0:
 		hits, ranking = fuseStatutes(hits, near), "hybrid"
+	case t.vectors != nil:
+		note = noStatuteVectorsNote
 	}
 	hits = hits[:min(limit, len(hits))]
-	out := StatuteSearchResult{Statutes: make([]StatutePassage, 0, len(hits)), Ranking: ranking}
+	out := StatuteSearchResult{Statutes: make([]StatutePassage, 0, len(hits)), Ranking: ranking, Note: note}
 	for _, h := range hits {
 		p := passage(&h.Statute, query, t.excerptBytes)
 		p.Score = h.Score
@@ -177,22 +187,25 @@ const maxFusionDepth = 50
 // rrfK is the rank constant of reciprocal rank fusion.
 const rrfK = 60
 
-// nearest ranks statutes by embedding similarity to the query, or returns
-// nil when that is not possible (no embedder, no embeddings, an embedding
-// error): the search then stays BM25-only and says so in Ranking.
-func (t *StatuteTools) nearest(ctx context.Context, query, jur string, depth int) []graph.StatuteHit {
+// noStatuteVectorsNote is statute_search's Note when no statute has a
+// vector the query's can be compared with.
+const noStatuteVectorsNote = "ranked by BM25 alone: no statute here has a vector by this embedding model; add them with `contractgraph reindex --embeddings`"
+
+// nearest ranks statutes by embedding similarity to the query; nil without
+// an embedder or when no statute has a comparable vector. A failing
+// embedding call or vector search is an error.
+func (t *StatuteTools) nearest(ctx context.Context, query, jur string, depth int) ([]graph.StatuteHit, error) {
 	if t.vectors == nil {
-		return nil
+		return nil, nil
 	}
 	vecs, _, err := t.embedder.Embed(ctx, []string{query})
-	if err != nil || len(vecs) != 1 || len(vecs[0]) == 0 {
-		return nil
+	if err != nil {
+		return nil, fmt.Errorf("embed the query for hybrid search: %w", err)
 	}
-	near, err := t.vectors.SearchStatuteVectors(ctx, vecs[0], jur, depth)
-	if err != nil || len(near) == 0 {
-		return nil
+	if len(vecs) != 1 || len(vecs[0]) == 0 {
+		return nil, fmt.Errorf("embed the query for hybrid search: got %d vectors for 1 text", len(vecs))
 	}
-	return near
+	return t.vectors.SearchStatuteVectors(ctx, vecs[0], jur, depth)
 }
 
 // fuseStatutes merges two rankings by reciprocal rank fusion: a statute
