@@ -14,6 +14,6 @@ func newEvalCmd(a *app) *cobra.Command {
 			"against CUAD's expert annotations, clause-search recall, and risk-review citations.",
 	}
 	// Subcommands: one file each (eval_answers.go, ...). Keep this list sorted.
-	cmd.AddCommand()
+	cmd.AddCommand(newEvalAnswersCmd(a), newEvalExtractionCmd(a), newEvalRetrievalCmd(a), newEvalRiskCmd(a))
 	return cmd
 }

@@ -687,8 +687,20 @@ func WriteExtractionText(w io.Writer, rep *ExtractionReport) error {
 }
 
 func scoreCells(name string, s Score) []string {
-	return []string{name, fmt.Sprint(s.TP), fmt.Sprint(s.FP), fmt.Sprint(s.FN),
-		fmt.Sprintf("%.3f", s.Precision), fmt.Sprintf("%.3f", s.Recall), fmt.Sprintf("%.3f", s.F1)}
+	p, r, f := s.cells()
+	return []string{name, fmt.Sprint(s.TP), fmt.Sprint(s.FP), fmt.Sprint(s.FN), p, r, f}
+}
+
+// cells formats precision, recall and F1, with "–" for a ratio whose
+// denominator is zero (nothing predicted, or nothing to find).
+func (s Score) cells() (p, r, f string) {
+	cell := func(v float64, den int) string {
+		if den == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.3f", v)
+	}
+	return cell(s.Precision, s.TP+s.FP), cell(s.Recall, s.TP+s.FN), cell(s.F1, s.TP+s.FP+s.FN)
 }
 
 // writeAligned writes rows as a plain-text table: the first column
@@ -738,14 +750,17 @@ func WriteExtractionMarkdown(w io.Writer, rep *ExtractionReport) error {
 	}
 	b.WriteString(".\n\n## Fields\n\n| field | TP | FP | FN | precision | recall | F1 | excluded |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, f := range rep.Fields {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.3f | %.3f | **%.3f** | %d |\n", f.Field, f.TP, f.FP, f.FN, f.Precision, f.Recall, f.F1, f.Excluded)
+		p, r, f1 := f.cells()
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %s | **%s** | %d |\n", f.Field, f.TP, f.FP, f.FN, p, r, f1, f.Excluded)
 	}
 	c := rep.Clauses
-	fmt.Fprintf(&b, "| clauses (%d categories, micro) | %d | %d | %d | %.3f | %.3f | **%.3f** | |\n", len(rep.Categories), c.TP, c.FP, c.FN, c.Precision, c.Recall, c.F1)
+	p, r, f1 := c.cells()
+	fmt.Fprintf(&b, "| clauses (%d categories, micro) | %d | %d | %d | %s | %s | **%s** | |\n", len(rep.Categories), c.TP, c.FP, c.FN, p, r, f1)
 	fmt.Fprintf(&b, "\n## Evidence\n\n- Values: %s.\n- Clauses: %s.\n", describeEvidence(rep.Evidence, "stored values"), describeEvidence(rep.ClauseEvidence, "stored clauses"))
 	b.WriteString("\n## Clause presence per category\n\n| category | TP | FP | FN | precision | recall | F1 |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, cs := range rep.Categories {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.3f | %.3f | %.3f |\n", cs.Category, cs.TP, cs.FP, cs.FN, cs.Precision, cs.Recall, cs.F1)
+		p, r, f1 := cs.cells()
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %s | %s |\n", cs.Category, cs.TP, cs.FP, cs.FN, p, r, f1)
 	}
 	b.WriteString("\n## Contracts\n\n| contract | gold row | parties (matched/gold/predicted) |")
 	for _, f := range ScoredFields[1:] {

@@ -250,6 +250,8 @@ func TestScoreExtraction(t *testing.T) {
 	for _, want := range []string{
 		"| parties | 1 | 1 | 2 | 0.500 | 0.333 | **0.400** | 0 |",
 		"| end_date | 0 | 1 | 1 | 0.000 | 0.000 | **0.000** | 1 |",
+		"| notice_period | 0 | 0 | 1 | – | 0.000 | **0.000** | 0 |", // nothing predicted: no precision
+		"| Insurance | 0 | 0 | 0 | – | – | – |",
 		"wrong: 2020-03-01, not 2021-03-01",
 		"2 of 3 stored values verified at their offsets (66.7%)",
 		"| Gamma_License | 2 | 0/1/0 |",
