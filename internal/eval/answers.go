@@ -281,6 +281,10 @@ func (e *Answers) Run(ctx context.Context, questions []Question) (*Run, error) {
 		if fatal != nil {
 			r = baseResult(q)
 			r.Error = "not run: " + run.ModelError
+			if q.Expected != nil {
+				f := false
+				r.ToolCorrect, r.ToolCheck = &f, "not run"
+			}
 		} else {
 			a := e.ask(ctx, q, seed)
 			r = a.Result

@@ -238,7 +238,9 @@ func TestAnswersUnreachableModel(t *testing.T) {
 		Progress: func(p Progress) {
 			progress = append(progress, fmt.Sprintf("%d/%d %s %v", p.Index, p.Total, p.Question.ID, p.Done))
 		}}
-	qs := []Question{canada, {ID: "q2", Question: "Which contracts end in 2026?"}, {ID: "q3", Question: "Who is Harbor Analytics?"}}
+	q2 := canada
+	q2.ID = "q2"
+	qs := []Question{canada, q2, {ID: "q3", Question: "Who is Harbor Analytics?"}}
 	run, err := ev.Run(context.Background(), qs)
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +256,7 @@ func TestAnswersUnreachableModel(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
-	if run.Summary.Errors != 3 || run.Summary.Passed != 0 || len(m.Requests()) != 1 {
+	if run.Summary.Errors != 3 || run.Summary.Passed != 0 || run.Summary.WithExpected != 2 || run.Summary.ToolCorrect != 0 || len(m.Requests()) != 1 {
 		t.Errorf("summary %+v after %d requests", run.Summary, len(m.Requests()))
 	}
 	wantProgress := []string{"1/3 demo05 false", "1/3 demo05 true", "2/3 q2 false", "2/3 q2 true", "3/3 q3 false", "3/3 q3 true"}
