@@ -36,7 +36,7 @@ func newAskCmd(a *app) *cobra.Command {
 		Short: "Answer a question about the contracts with the LLM agent",
 		Long: "Ask a question in plain language. The agent calls the typed tools, streams its answer and lists\n" +
 			"the contracts it relied on. With --json it prints one JSON event per line (tool_call, tool_result,\n" +
-			"token, answer, error, done); the answer event holds text and citations.\n\n" +
+			"token, answer, error, done); the answer event holds text and citations, and unverified ids.\n\n" +
 			"Configure a model with --model provider:model (env CONTRACTGRAPH_MODEL); see `## Models` in README.md.",
 		Example: `  contractgraph ask --model openai:gpt-4o-mini "Which distribution agreements end in 2025?"
   contractgraph ask --model ollama:qwen2.5:7b --json "How many contracts are governed by New York law?"`,
@@ -103,6 +103,9 @@ func (a *app) runTurn(ctx context.Context, ag *agent.Agent, history []llm.Messag
 		if errors.Is(err, agent.ErrMaxSteps) {
 			return nil, fmt.Errorf("%w: ask a narrower question or raise --max-steps", err)
 		}
+		if errors.Is(err, agent.ErrNoAnswer) {
+			return nil, fmt.Errorf("%w: rephrase the question or try a larger model", err)
+		}
 		return nil, a.explainModelError(err)
 	}
 	if ans.Usage != nil && a.log != nil {
@@ -127,7 +130,11 @@ func (p *printer) event(e agent.Event) {
 	case agent.EventToolCall:
 		p.flushLine(false)
 		p.newline()
-		fmt.Fprintf(p.w, "→ %s %s\n", e.ToolCall.Name, clip(compactJSON(e.ToolCall.Arguments), 160))
+		mark := ""
+		if e.ToolCall.FromText {
+			mark = "  (written as text)"
+		}
+		fmt.Fprintf(p.w, "→ %s %s%s\n", e.ToolCall.Name, clip(compactJSON(e.ToolCall.Arguments), 160), mark)
 		p.streamed = false
 	case agent.EventToolResult:
 		fmt.Fprintf(p.w, "← %s\n", summarizeResult(e.ToolResult))
@@ -140,6 +147,9 @@ func (p *printer) event(e agent.Event) {
 			fmt.Fprintln(p.w, e.Answer.Text)
 		} else {
 			p.newline()
+		}
+		for _, n := range e.Answer.Notes {
+			fmt.Fprintf(p.w, "\nNote: %s\n", n)
 		}
 		printSources(p.w, e.Answer.Citations)
 	case agent.EventError:

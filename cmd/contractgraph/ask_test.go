@@ -493,7 +493,9 @@ func TestAskReadable(t *testing.T) {
 	if !strings.Contains(stdout, "\n← ") || !strings.Contains(stdout, " results\n") {
 		t.Errorf("output lacks the compact tool result line:\n%s", stdout)
 	}
-	if strings.Contains(stdout, "invented-id") || strings.Count(stdout, "Sources:") != 1 {
+	// The invented id is flagged in a note, never listed as a source.
+	if strings.Contains(stdout, "- invented-id") || strings.Count(stdout, "Sources:") != 1 ||
+		!strings.Contains(stdout, `Note: The answer mentions "invented-id", which no tool returned`) {
 		t.Errorf("the model's own Sources line must be replaced by the checked one:\n%s", stdout)
 	}
 	for _, id := range ids {

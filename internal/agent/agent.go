@@ -55,7 +55,8 @@ type Agent struct {
 	// Critic enables question rewriting and a critic's second tool pass.
 	Critic bool
 	// NoStream makes the agent call Generate even when the model can
-	// stream (some OpenAI-compatible servers stream tool calls badly).
+	// stream (some OpenAI-compatible servers stream tool calls badly),
+	// for the critic's structured calls too.
 	NoStream bool
 	// Parallel bounds concurrent tool calls of one model turn;
 	// DefaultParallel when zero.
@@ -213,6 +214,23 @@ func (r *run) answer(text string) (*Answer, error) {
 func (a *Agent) canStream() bool {
 	_, ok := a.Model.(llm.Streamer)
 	return ok && !a.NoStream
+}
+
+// dataModel is the model for structured calls (rewriter, critic):
+// llm.GenerateData streams when it can, so with NoStream the model is
+// offered without its Streamer capability.
+func (a *Agent) dataModel() llm.Model {
+	if a.NoStream {
+		return generateOnly{a.Model}
+	}
+	return a.Model
+}
+
+// generateOnly hides a model's optional capabilities.
+type generateOnly struct{ m llm.Model }
+
+func (g generateOnly) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	return g.m.Generate(ctx, req)
 }
 
 func (a *Agent) now() time.Time {
@@ -426,7 +444,7 @@ func (r *run) rewrite(ctx context.Context, history []llm.Message, question, date
 		r.log.Warn("rewrite question", "err", err)
 		return question
 	}
-	v, resp, err := llm.GenerateData[rewritten](ctx, r.a.Model, &llm.Request{
+	v, resp, err := llm.GenerateData[rewritten](ctx, r.a.dataModel(), &llm.Request{
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}, Temperature: r.a.Temperature, Seed: r.a.Seed,
 	})
 	if resp != nil {
@@ -454,7 +472,7 @@ func (r *run) critique(ctx context.Context, question, draft string) []string {
 		r.log.Warn("critic", "err", err)
 		return nil
 	}
-	v, resp, err := llm.GenerateData[critique](ctx, r.a.Model, &llm.Request{
+	v, resp, err := llm.GenerateData[critique](ctx, r.a.dataModel(), &llm.Request{
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}, Temperature: r.a.Temperature, Seed: r.a.Seed,
 	})
 	if resp != nil {

@@ -285,3 +285,34 @@ func TestArgumentsReachTheTools(t *testing.T) {
 		t.Errorf("arguments the tools received (-want +got):\n%s", diff)
 	}
 }
+
+// streamCounter counts Stream calls of a streaming scripted model.
+type streamCounter struct {
+	*llmtest.Streaming
+	mu      sync.Mutex
+	streams int
+}
+
+func (s *streamCounter) Stream(ctx context.Context, req *llm.Request, fn func(llm.Delta) error) (*llm.Response, error) {
+	s.mu.Lock()
+	s.streams++
+	s.mu.Unlock()
+	return s.Streaming.Stream(ctx, req, fn)
+}
+
+func TestNoStreamCoversCriticCalls(t *testing.T) {
+	m := &streamCounter{Streaming: llmtest.NewScripted(
+		llmtest.Text(`{"question":"How many franchise agreements are there?"}`),
+		llmtest.Calls(llmtest.Call("a", "contract_search", `{"contract_type":"Franchise"}`)),
+		llmtest.Text("One: c05.\nSources: c05"),
+		llmtest.Text(`{"complete":true,"follow_ups":[]}`),
+	).Streaming()}
+	a := newAgent(m, toolSet(t))
+	a.Critic, a.NoStream = true, true
+	if _, err := a.Run(context.Background(), nil, "franchises?", nil); err != nil {
+		t.Fatal(err)
+	}
+	if m.streams != 0 {
+		t.Errorf("%d streamed calls with NoStream; servers that stream badly must not be streamed to", m.streams)
+	}
+}
