@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,6 +33,11 @@ type ingestFlags struct {
 	maxBytes      int64
 	noResolve     bool
 	threshold     float64
+	// clauseCalls is auto, one or two (see clauseMode); "" is auto.
+	clauseCalls string
+	// docBudget bounds one document's repair rounds and follow-up calls;
+	// 0 means none.
+	docBudget time.Duration
 }
 
 func newIngestCmd(a *app) *cobra.Command {
@@ -57,7 +63,9 @@ The exit status is 1 when any file failed.`,
 	fl.BoolVar(&f.force, "force", false, "extract again even files whose stored contract is up to date")
 	fl.IntVar(&f.rpm, "rpm", 0, "model requests per minute (0: unlimited)")
 	fl.IntVar(&f.tpm, "tpm", 0, "model tokens per minute, estimated (0: unlimited)")
-	fl.IntVar(&f.contextTokens, "context-tokens", extract.DefaultContextTokens, "the model's context window; longer documents are extracted in parts")
+	fl.IntVar(&f.contextTokens, "context-tokens", 0, "the model's context window; longer documents are extracted in parts (0: 32768 for a local server, 100000 otherwise)")
+	fl.StringVar(&f.clauseCalls, "clause-calls", "auto", "ask for the clauses in the same call as the facts (one), in a call of their own (two), or auto: two for a local server, otherwise one with a focused follow-up when the reply is cut off")
+	fl.DurationVar(&f.docBudget, "doc-budget", 30*time.Minute, "time one document may take before its repair rounds and follow-up calls are skipped, keeping what validated (0: none)")
 	fl.IntVar(&f.maxChunk, "max-chunk", retrieve.DefaultMaxChunkBytes, "largest chunk for clause search, in bytes")
 	fl.Int64Var(&f.maxBytes, "max-file-size", ingest.DefaultMaxBytes, "largest file accepted, in bytes")
 	fl.BoolVar(&f.noResolve, "no-resolve", false, "skip entity resolution after the batch")
@@ -91,6 +99,8 @@ func (a *app) runIngest(cmd *cobra.Command, args []string, f ingestFlags) error 
 	defer store.Close()
 
 	bar := newIngestBar(a.stderr, a.cfg.JSON)
+	extracting := bar.extracting
+	w.progress.Store(&extracting)
 	p := a.newIngestPipeline(w, store, f, bar.update)
 	sum, runErr := p.Run(ctx, args)
 	bar.clear()
@@ -120,6 +130,8 @@ func (a *app) runIngest(cmd *cobra.Command, args []string, f ingestFlags) error 
 type ingestWiring struct {
 	ext      *extract.Extractor
 	embedder llm.Embedder // nil without --embed-model
+	// progress receives the extractor's progress once a command sets it.
+	progress atomic.Pointer[func(extract.Progress)]
 }
 
 // openIngestWiring opens the model (and embedder) and builds the
@@ -135,10 +147,51 @@ func (a *app) openIngestWiring(ctx context.Context, f ingestFlags) (*ingestWirin
 			return nil, usageError(err)
 		}
 	}
-	if w.ext, err = extract.New(ingest.NewRateLimitedModel(model, f.rpm, f.tpm), extract.Options{ContextTokens: f.contextTokens, Logger: a.log}); err != nil {
+	opts, err := a.extractOptions(f)
+	if err != nil {
+		return nil, err
+	}
+	opts.Progress = func(p extract.Progress) {
+		if fn := w.progress.Load(); fn != nil {
+			(*fn)(p)
+		}
+	}
+	if w.ext, err = extract.New(ingest.NewRateLimitedModel(model, f.rpm, f.tpm), opts); err != nil {
 		return nil, err
 	}
 	return w, nil
+}
+
+// extractOptions resolves the extraction flags for --model. A local
+// server (see isLocalModel) is assumed to have a 32k context and gets the
+// clauses in a call of their own: a small model on a CPU writes a long
+// one-call reply slowly and fills a long clause list with one sentence.
+func (a *app) extractOptions(f ingestFlags) (extract.Options, error) {
+	local := isLocalModel(a.cfg.Model)
+	opts := extract.Options{ContextTokens: f.contextTokens, Budget: f.docBudget, Logger: a.log}
+	switch {
+	case f.contextTokens < 0:
+		return opts, usageError(fmt.Errorf("--context-tokens %d: must not be negative", f.contextTokens))
+	case f.docBudget < 0:
+		return opts, usageError(fmt.Errorf("--doc-budget %s: must not be negative", f.docBudget))
+	case f.contextTokens == 0 && local:
+		opts.ContextTokens = extract.LocalContextTokens
+	case f.contextTokens == 0:
+		opts.ContextTokens = extract.DefaultContextTokens
+	}
+	switch strings.ToLower(strings.TrimSpace(f.clauseCalls)) {
+	case "", "auto":
+		if local {
+			opts.Clauses = extract.ClausesSeparate
+		}
+	case "one", "1":
+		opts.Clauses = extract.ClausesAuto
+	case "two", "2":
+		opts.Clauses = extract.ClausesSeparate
+	default:
+		return opts, usageError(fmt.Errorf("--clause-calls %q: want auto, one or two", f.clauseCalls))
+	}
+	return opts, nil
 }
 
 // newIngestPipeline is the ingestion pipeline over w writing to store.
@@ -167,7 +220,7 @@ func printIngestSummary(w io.Writer, sum *ingest.Summary) {
 			fmt.Fprintf(w, "skipped:   %s: %s\n", r.Path, r.Error)
 		}
 		for _, warn := range r.Warnings {
-			fmt.Fprintf(w, "warning:   %s: %s (value dropped)\n", r.ContractID, warn)
+			fmt.Fprintf(w, "warning:   %s: %s\n", r.ContractID, warn)
 		}
 	}
 	fmt.Fprintf(w, "ok %d, unchanged %d, failed %d, skipped %d; tokens %d in, %d out", sum.OK, sum.Unchanged, sum.Failed, sum.Skipped, sum.Usage.InputTokens, sum.Usage.OutputTokens)
@@ -185,13 +238,16 @@ func printIngestSummary(w io.Writer, sum *ingest.Summary) {
 }
 
 // ingestBar draws "[=====>    ] 12/40  ETA 3m10s  tokens 120k in 8k out  name"
-// on a terminal; elsewhere it draws nothing.
+// on a terminal; elsewhere it draws nothing. While a reply streams in, the
+// name gives way to what is being written ("name: clauses 2.1 KB").
 type ingestBar struct {
 	w       io.Writer
 	enabled bool
 	width   int
 	mu      sync.Mutex
 	drawn   bool
+	last    ingest.Progress // the latest file outcome
+	drawnAt time.Time       // when extraction progress was last drawn
 }
 
 func newIngestBar(w io.Writer, quiet bool) *ingestBar {
@@ -211,8 +267,45 @@ func (b *ingestBar) update(p ingest.Progress) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.last = p
 	fmt.Fprint(b.w, "\r"+renderIngestBar(b.width, p))
 	b.drawn = true
+}
+
+// extracting shows a streaming reply's progress, at most four times a
+// second: on a small local model one document takes minutes.
+func (b *ingestBar) extracting(e extract.Progress) {
+	if !b.enabled {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if time.Since(b.drawnAt) < 250*time.Millisecond {
+		return
+	}
+	b.drawnAt = time.Now()
+	p := b.last
+	p.Last.ContractID = extractingLabel(e)
+	fmt.Fprint(b.w, "\r"+renderIngestBar(b.width, p))
+	b.drawn = true
+}
+
+// extractingLabel says what a streaming reply is: "lease: clauses 2.1 KB"
+// (with the part when a document has several).
+func extractingLabel(e extract.Progress) string {
+	part := ""
+	if e.Parts > 1 {
+		part = fmt.Sprintf(" part %d/%d", e.Part, e.Parts)
+	}
+	return fmt.Sprintf("%s:%s %s %s", e.ContractID, part, e.Step, humanBytes(e.Bytes))
+}
+
+// humanBytes writes 2150 as 2.1 KB.
+func humanBytes(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f KB", float64(n)/1024)
 }
 
 func (b *ingestBar) clear() {

@@ -48,8 +48,19 @@ func TestIngestAndResolveCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &sum); err != nil || code != 0 {
 		t.Fatalf("second run: code %d, %v, %s", code, err, out)
 	}
-	if sum.Unchanged != 3 || sum.OK != 0 || len(srv.Requests()) != 3 {
+	// The fake server is on loopback, so it is treated as a local model:
+	// each contract took two calls, the facts and then the clauses.
+	if sum.Unchanged != 3 || sum.OK != 0 || len(srv.Requests()) != 6 {
 		t.Errorf("second run made model calls: %+v, %d requests", sum, len(srv.Requests()))
+	}
+	schemas := map[string]int{}
+	for _, r := range srv.Requests() {
+		if r.ResponseFormat != nil {
+			schemas[r.ResponseFormat.JSONSchema.Name]++
+		}
+	}
+	if schemas["contract_facts"] != 3 || schemas["contract_clauses"] != 3 {
+		t.Errorf("schemas asked for: %v, want facts and clauses for each contract", schemas)
 	}
 
 	out, _, code = runContractgraph(t, "", "--db", db, "tools", "call", "clause_search", `{"query":"governed by the laws of the State of Colorado","limit":1}`)
@@ -95,5 +106,47 @@ func TestImportResolvesParties(t *testing.T) {
 	out, _, code = runContractgraph(t, "", "--db", db2, "import", "--no-resolve", ref)
 	if code != 0 || strings.Contains(out, "entity resolution") {
 		t.Errorf("--no-resolve: %d %q", code, out)
+	}
+}
+
+func TestExtractOptionsForLocalAndRemoteModels(t *testing.T) {
+	tests := []struct {
+		model, base string
+		flags       ingestFlags
+		wantCtx     int
+		wantMode    extract.ClauseMode
+		wantErr     string
+	}{
+		{model: "openai:qwen", base: "http://127.0.0.1:18080/v1", wantCtx: extract.LocalContextTokens, wantMode: extract.ClausesSeparate},
+		{model: "ollama:qwen2.5:7b", wantCtx: extract.LocalContextTokens, wantMode: extract.ClausesSeparate},
+		{model: "openai:gpt-4o-mini", wantCtx: extract.DefaultContextTokens, wantMode: extract.ClausesAuto},
+		{model: "openai:gpt-4o-mini", flags: ingestFlags{contextTokens: 16000, clauseCalls: "two"}, wantCtx: 16000, wantMode: extract.ClausesSeparate},
+		{model: "ollama:qwen2.5:7b", flags: ingestFlags{clauseCalls: "one"}, wantCtx: extract.LocalContextTokens, wantMode: extract.ClausesAuto},
+		{model: "ollama:qwen2.5:7b", flags: ingestFlags{clauseCalls: "three"}, wantErr: "--clause-calls"},
+		{model: "ollama:qwen2.5:7b", flags: ingestFlags{contextTokens: -1}, wantErr: "--context-tokens"},
+	}
+	for _, tt := range tests {
+		t.Setenv("OPENAI_BASE_URL", tt.base)
+		a := newApp(nil, nil, nil)
+		a.cfg.Model = tt.model
+		opts, err := a.extractOptions(tt.flags)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s %+v: err = %v, want %s", tt.model, tt.flags, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || opts.ContextTokens != tt.wantCtx || opts.Clauses != tt.wantMode {
+			t.Errorf("%s at %q %+v: context %d mode %d err %v; want %d and %d", tt.model, tt.base, tt.flags, opts.ContextTokens, opts.Clauses, err, tt.wantCtx, tt.wantMode)
+		}
+	}
+}
+
+func TestExtractingLabel(t *testing.T) {
+	if got := extractingLabel(extract.Progress{ContractID: "lease", Step: "clauses", Part: 1, Parts: 1, Bytes: 2150}); got != "lease: clauses 2.1 KB" {
+		t.Errorf("label = %q", got)
+	}
+	if got := extractingLabel(extract.Progress{ContractID: "big", Step: "facts", Part: 2, Parts: 3, Bytes: 300}); got != "big: part 2/3 facts 300 B" {
+		t.Errorf("label = %q", got)
 	}
 }

@@ -35,11 +35,52 @@ func NewRateLimitedModel(m llm.Model, rpm, tpm int) *RateLimitedModel {
 	return r
 }
 
+var (
+	_ llm.Model    = (*RateLimitedModel)(nil)
+	_ llm.Streamer = (*RateLimitedModel)(nil)
+)
+
 // Generate waits for quota, then calls the wrapped model.
 func (r *RateLimitedModel) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if err := r.wait(ctx, req); err != nil {
+		return nil, err
+	}
+	return r.model.Generate(ctx, req)
+}
+
+// Stream waits for quota, then streams from the wrapped model, so that a
+// long extraction reply is bounded per piece rather than as one call. A
+// model that cannot stream answers with one Generate call, delivered as
+// one text delta and one delta per tool call.
+func (r *RateLimitedModel) Stream(ctx context.Context, req *llm.Request, fn func(llm.Delta) error) (*llm.Response, error) {
+	if err := r.wait(ctx, req); err != nil {
+		return nil, err
+	}
+	if s, ok := r.model.(llm.Streamer); ok {
+		return s.Stream(ctx, req, fn)
+	}
+	resp, err := r.model.Generate(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Message.Content != "" {
+		if err := fn(llm.Delta{Text: resp.Message.Content}); err != nil {
+			return nil, err
+		}
+	}
+	for i, c := range resp.Message.ToolCalls {
+		if err := fn(llm.Delta{ToolCallIndex: i, ToolCallID: c.ID, ToolCallName: c.Name, ArgumentsPart: string(c.Arguments)}); err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
+}
+
+// wait blocks until the quotas allow req.
+func (r *RateLimitedModel) wait(ctx context.Context, req *llm.Request) error {
 	if r.requests != nil {
 		if err := r.requests.Wait(ctx); err != nil {
-			return nil, fmt.Errorf("rate limit: %w", ctxErr(ctx, err))
+			return fmt.Errorf("rate limit: %w", ctxErr(ctx, err))
 		}
 	}
 	if r.tokens != nil {
@@ -48,10 +89,10 @@ func (r *RateLimitedModel) Generate(ctx context.Context, req *llm.Request) (*llm
 			n += extract.EstimateTokens(m.Content)
 		}
 		if err := r.tokens.WaitN(ctx, min(n, r.tokens.Burst())); err != nil {
-			return nil, fmt.Errorf("rate limit: %w", ctxErr(ctx, err))
+			return fmt.Errorf("rate limit: %w", ctxErr(ctx, err))
 		}
 	}
-	return r.model.Generate(ctx, req)
+	return nil
 }
 
 // ctxErr prefers the context's own error, so callers can test for

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/contractgraph/contractgraph/internal/extract"
 	"github.com/contractgraph/contractgraph/internal/llm"
@@ -23,8 +24,12 @@ import (
 
 // Request is the part of a chat-completions request the tests look at.
 type Request struct {
-	Model    string `json:"model"`
-	Messages []struct {
+	Model       string   `json:"model"`
+	Stream      bool     `json:"stream"`
+	Temperature *float64 `json:"temperature"`
+	Seed        *int64   `json:"seed"`
+	MaxTokens   int      `json:"max_completion_tokens"`
+	Messages    []struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
 	} `json:"messages"`
@@ -70,6 +75,9 @@ type Reply struct {
 	FinishReason string // "stop" when empty
 	InputTokens  int
 	OutputTokens int
+	// Delay holds the reply back (a slow model); a client that gives up
+	// first gets nothing.
+	Delay time.Duration
 }
 
 // JSON is a 200 reply carrying v as JSON, with token counts.
@@ -82,7 +90,9 @@ func JSON(v any, in, out int) Reply {
 }
 
 // Server is a fake OpenAI-compatible server. Its reply function gets the
-// 0-based request number and the decoded request.
+// 0-based request number and the decoded request. Streamed requests are
+// answered with a stream; a JSON object reply loses the top-level keys the
+// requested schema lacks (see constrain).
 type Server struct {
 	*httptest.Server
 	mu       sync.Mutex
@@ -119,6 +129,18 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
 	rep := s.reply(n, req)
+	rep.Content = constrain(rep.Content, req)
+	if rep.Delay > 0 {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(rep.Delay):
+		}
+	}
+	if req.Stream && (rep.Status == 0 || rep.Status == http.StatusOK) {
+		s.stream(w, n, req, rep)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	if rep.Status != 0 && rep.Status != http.StatusOK {
 		if rep.RetryAfter != "" {
@@ -149,6 +171,84 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		},
 	}
 	json.NewEncoder(w).Encode(resp)
+}
+
+// constrain drops the top-level keys of a JSON object reply that the
+// requested schema does not have, as a server that constrains replies to
+// the schema (llama.cpp's grammar) would never write them: a reply made
+// for the whole extraction then also answers the facts call and the
+// clause call of two-call extraction. Other replies pass unchanged.
+func constrain(content string, req Request) string {
+	if req.ResponseFormat == nil {
+		return content
+	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(req.ResponseFormat.JSONSchema.Schema, &schema) != nil || len(schema.Properties) == 0 ||
+		json.Unmarshal([]byte(content), &obj) != nil || obj == nil {
+		return content
+	}
+	changed := false
+	for k := range obj {
+		if _, ok := schema.Properties[k]; !ok {
+			delete(obj, k)
+			changed = true
+		}
+	}
+	if !changed {
+		return content
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return content
+	}
+	return string(b)
+}
+
+// stream answers a streamed request with the reply's content in pieces of
+// about 40 bytes, the finish reason and then the usage, as OpenAI does.
+func (s *Server) stream(w http.ResponseWriter, n int, req Request, rep Reply) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	if rep.FinishReason == "" {
+		rep.FinishReason = "stop"
+	}
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{
+			"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": req.Model,
+			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}},
+		}
+	}
+	content := rep.Content
+	first := true
+	for content != "" {
+		cut := min(40, len(content))
+		for cut < len(content) && !utf8.RuneStart(content[cut]) {
+			cut++
+		}
+		delta := map[string]any{"content": content[:cut]}
+		if first {
+			delta["role"] = "assistant"
+			first = false
+		}
+		send(chunk(delta, nil))
+		content = content[cut:]
+	}
+	send(chunk(map[string]any{}, rep.FinishReason))
+	send(map[string]any{
+		"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": req.Model,
+		"choices": []any{},
+		"usage":   map[string]any{"prompt_tokens": rep.InputTokens, "completion_tokens": rep.OutputTokens, "total_tokens": rep.InputTokens + rep.OutputTokens},
+	})
+	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
 // Requests returns the requests received so far.
