@@ -59,7 +59,7 @@ The exit status is 1 when any file failed.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.concurrency, "concurrency", 4, "files processed at once")
+	fl.IntVar(&f.concurrency, "concurrency", 4, "files processed at once (1 for a local server unless given: it serves one request at a time)")
 	fl.BoolVar(&f.force, "force", false, "extract again even files whose stored contract is up to date")
 	fl.IntVar(&f.rpm, "rpm", 0, "model requests per minute (0: unlimited)")
 	fl.IntVar(&f.tpm, "tpm", 0, "model tokens per minute, estimated (0: unlimited)")
@@ -75,6 +75,11 @@ The exit status is 1 when any file failed.`,
 
 func (a *app) runIngest(cmd *cobra.Command, args []string, f ingestFlags) error {
 	ctx := cmd.Context()
+	if !cmd.Flags().Changed("concurrency") && isLocalModel(a.cfg.Model) {
+		// A local server such as llama-server -np 1 queues the other
+		// requests, and their wait would count against their timeouts.
+		f.concurrency = 1
+	}
 	switch {
 	case f.concurrency < 1 || f.concurrency > 64:
 		return usageError(fmt.Errorf("--concurrency %d: must be between 1 and 64", f.concurrency))
