@@ -62,7 +62,9 @@ func newEvalExtractionCmd(a *app) *cobra.Command {
 	fl.IntVar(&f.ingest.concurrency, "concurrency", 1, "files extracted at once")
 	fl.IntVar(&f.ingest.rpm, "rpm", 0, "model requests per minute (0: unlimited)")
 	fl.IntVar(&f.ingest.tpm, "tpm", 0, "model tokens per minute, estimated (0: unlimited)")
-	fl.IntVar(&f.ingest.contextTokens, "context-tokens", extract.DefaultContextTokens, "the model's context window; longer documents are extracted in parts")
+	fl.IntVar(&f.ingest.contextTokens, "context-tokens", 0, "the model's context window; longer documents are extracted in parts (0: as ingest chooses for the model)")
+	fl.StringVar(&f.ingest.clauseCalls, "clause-calls", "auto", "clauses in the facts call (one), in a call of their own (two), or auto, as ingest")
+	fl.DurationVar(&f.ingest.docBudget, "doc-budget", 30*time.Minute, "time one document may take before its repair rounds and follow-up calls are skipped (0: none)")
 	return cmd
 }
 
@@ -169,6 +171,21 @@ func (a *app) evalModelExtraction(cmd *cobra.Command, gold *eval.Gold, f evalExt
 	}
 	prog.printf("extracting %d contracts with %s (concurrency %d)", len(paths), a.cfg.Model, f.ingest.concurrency)
 	started := time.Now()
+	// Within a document: a line when a step starts, and every 15 seconds
+	// while a reply streams in, since a local model takes minutes.
+	var mu sync.Mutex
+	lastStep, lastAt := map[string]string{}, map[string]time.Time{}
+	extracting := func(e extract.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		step := fmt.Sprintf("%s part %d/%d", e.Step, e.Part, e.Parts)
+		if lastStep[e.ContractID] == step && time.Since(lastAt[e.ContractID]) < 15*time.Second {
+			return
+		}
+		lastStep[e.ContractID], lastAt[e.ContractID] = step, time.Now()
+		prog.printf("extracting %s: %s, %s of reply (%s elapsed)", e.ContractID, step, humanCount(e.Bytes)+" bytes", time.Since(started).Round(time.Second))
+	}
+	w.progress.Store(&extracting)
 	p := a.newIngestPipeline(w, store, f.ingest, func(p ingest.Progress) {
 		r := p.Last
 		line := fmt.Sprintf("[%d/%d] %s %s (%d calls, tokens %s in, %s out; %s elapsed)", p.Done, p.Total, r.Status, r.ContractID,

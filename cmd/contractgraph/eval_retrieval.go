@@ -106,8 +106,8 @@ func (a *app) runEvalRetrieval(cmd *cobra.Command, f evalRetrievalFlags) error {
 		Files: files, K: f.k, Chunk: retrieve.ChunkOptions{Max: f.maxChunk},
 		Embedder: embedder, EmbedModel: a.cfg.EmbedModel, Logger: a.log,
 		Progress: func(p eval.RetrievalProgress) {
-			// A line a second at most, and the last one of each stage.
-			if p.Done < p.Total && time.Since(last) < time.Second {
+			// A line every five seconds at most, and the last one of each stage.
+			if p.Done < p.Total && time.Since(last) < 5*time.Second {
 				return
 			}
 			last = time.Now()
