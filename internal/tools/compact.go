@@ -41,10 +41,10 @@ const maxCompactEnum = 12
 
 // Compact is the compact form of a tool's definition (see SchemasCompact).
 // The compact input schema is generated from the same input struct as the
-// full one, with the same required fields, bounds, defaults and short
-// enums; argument descriptions come from `compact:"..."` struct tags
-// (an argument without one has none), and formats, patterns and enums of
-// more than a dozen values are dropped.
+// full one, with the same required fields, maximums and short enums;
+// argument descriptions come from `compact:"..."` struct tags (an argument
+// without one has none), and defaults, formats, patterns, minimum lengths,
+// minimums of 0 or 1, and enums of more than a dozen values are dropped.
 type Compact struct {
 	// Description replaces the tool's description; empty means the first
 	// sentence of the full description.
@@ -101,9 +101,9 @@ func compactify(s *jsonschema.Schema, t reflect.Type) {
 		if len(p.Enum) > maxCompactEnum {
 			p.Enum = nil
 		}
-		if len(p.Enum) > 0 {
-			p.Default = nil // the model chooses from the enum either way
-		}
+		// What an argument defaults to is what leaving it out means; the
+		// model need not be told.
+		p.Default = nil
 		if p.Items != nil && len(p.Items.Enum) > maxCompactEnum {
 			p.Items.Enum = nil
 		}

@@ -25,8 +25,11 @@ const contractAggregateDescription = `Compute statistics over the contracts matc
 // Compact definitions (see Compact).
 var (
 	contractSearchCompact = Compact{
-		Description: `Find and count contracts: total_count plus up to limit examples (contract_id, title, type, dates, amount, parties). Dates are YYYY-MM-DD, inclusive.`,
-		Tune:        func(s *jsonschema.Schema) { compactFilters(s, true) },
+		Description: `Find and count contracts: total_count and up to limit examples (contract_id, title, type, dates, amount, parties). Dates YYYY-MM-DD, inclusive.`,
+		Tune: func(s *jsonschema.Schema) {
+			compactFilters(s, true)
+			property(s, "offset").Maximum = nil // paging that far is not a small model's job
+		},
 	}
 	contractAggregateCompact = Compact{
 		Description: `Count contracts or sum/avg/min/max their amount or duration, overall or per group_by: groups [{key, value, count}], largest first.`,
@@ -46,7 +49,7 @@ type ContractSearchInput struct {
 // ContractAggregateInput is the input of contract_aggregate.
 type ContractAggregateInput struct {
 	Filters
-	GroupBy string `json:"group_by,omitempty" jsonschema:"What to group the contracts by. Omit for a single group over all matching contracts. Keys: contract type name, year (2019), month (2019-10), quarter (2019-Q4), party name, ISO country code, state code." compact:"omit for one group over all"`
+	GroupBy string `json:"group_by,omitempty" jsonschema:"What to group the contracts by. Omit for a single group over all matching contracts. Keys: contract type name, year (2019), month (2019-10), quarter (2019-Q4), party name, ISO country code, state code."`
 	Metric  string `json:"metric,omitempty" jsonschema:"What to compute per group: count (default) = number of contracts; sum_amount, avg_amount, min_amount, max_amount = over total_amount (contracts without an amount are skipped); avg_duration_days, min_duration_days, max_duration_days = over the contract term in days."`
 	Order   string `json:"order,omitempty" jsonschema:"desc (default): largest value first; asc: smallest first."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"How many groups to return. total_groups always counts every group."`

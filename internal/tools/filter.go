@@ -23,12 +23,12 @@ type Filters struct {
 	ContractType        string         `json:"contract_type,omitempty" jsonschema:"Only contracts of this type."`
 	Parties             []string       `json:"parties,omitempty" jsonschema:"Only contracts where, for every entry, some party's name or alias contains it. Case and punctuation are ignored, so 'acme' matches 'ACME Corp.'." compact:"name parts; all must match"`
 	PartyCountry        string         `json:"party_country,omitempty" jsonschema:"Only contracts with a party located in this country: ISO 3166-1 alpha-2 code such as US, CN, GB (a country name such as 'United States' also works)." compact:"ISO code, e.g. US"`
-	GoverningLawCountry string         `json:"governing_law_country,omitempty" jsonschema:"Only contracts governed by the law of this country: ISO 3166-1 alpha-2 code such as US or GB (a country name also works)." compact:"ISO code"`
-	GoverningLawState   string         `json:"governing_law_state,omitempty" jsonschema:"Only contracts governed by the law of this state or province. In the US a state name or its two-letter code ('New York' or 'NY'); elsewhere the region's name." compact:"e.g. NY"`
+	GoverningLawCountry string         `json:"governing_law_country,omitempty" jsonschema:"Only contracts governed by the law of this country: ISO 3166-1 alpha-2 code such as US or GB (a country name also works)."`
+	GoverningLawState   string         `json:"governing_law_state,omitempty" jsonschema:"Only contracts governed by the law of this state or province. In the US a state name or its two-letter code ('New York' or 'NY'); elsewhere the region's name."`
 	Active              *bool          `json:"active,omitempty" jsonschema:"true: only contracts still in force on as_of (end date on or after it); false: only contracts that ended before as_of. Contracts without an end date match neither." compact:"in force on as_of"`
-	AsOf                string         `json:"as_of,omitempty" jsonschema:"Reference date for active (YYYY-MM-DD). Defaults to today." compact:"default today"`
+	AsOf                string         `json:"as_of,omitempty" jsonschema:"Reference date for active (YYYY-MM-DD). Defaults to today."`
 	MonetaryValue       *MonetaryValue `json:"monetary_value,omitempty" jsonschema:"Compare the contract's total amount with a value; contracts without an amount never match." compact:"compare total_amount"`
-	ClauseTypes         []string       `json:"clause_types,omitempty" jsonschema:"Only contracts that contain a clause of every listed kind. Each entry is a clause type (e.g. 'Governing Law', 'Cap On Liability') or a clause group (e.g. 'Liability & Indemnification') that matches any type in the group." compact:"has clauses of all these types, e.g. Cap On Liability"`
+	ClauseTypes         []string       `json:"clause_types,omitempty" jsonschema:"Only contracts that contain a clause of every listed kind. Each entry is a clause type (e.g. 'Governing Law', 'Cap On Liability') or a clause group (e.g. 'Liability & Indemnification') that matches any type in the group." compact:"all present, e.g. Cap On Liability"`
 	SummarySearch       string         `json:"summary_search,omitempty" jsonschema:"Free-text search over contract titles, summaries and scopes, e.g. 'software hosting for hospitals'. Matching contracts are those containing the words." compact:"words in title or summary"`
 }
 

@@ -16,14 +16,14 @@ import (
 const getContractDescription = `Get one contract's full record by its contract_id (as returned by contract_search or clause_search): every field (title, type, summary, scope, dates, duration, renewal term, notice period, amount, currency), the parties with their roles and locations, the governing law, and the clauses with their type, group, summary, verbatim text and start/end byte offsets into the contract text (verified is true when the offsets locate exactly those words). text_length is the length of the contract text; set include_text to also read the text itself, a window of at most 24 KB per call starting at text_offset.`
 
 var getContractCompact = Compact{
-	Description: `One contract's record by contract_id: fields, parties, clauses with verbatim text; include_text adds the text (24 KB from text_offset).`,
+	Description: `One contract by contract_id: fields, parties, clauses with verbatim text; include_text adds its text from text_offset.`,
 }
 
 // GetContractInput is the input of get_contract.
 type GetContractInput struct {
 	ContractID  string `json:"contract_id" jsonschema:"The contract's id."`
 	IncludeText bool   `json:"include_text,omitempty" jsonschema:"Also return the contract text (default false). Long texts are returned one window at a time; text_truncated tells whether more follows."`
-	TextOffset  int    `json:"text_offset,omitempty" jsonschema:"Byte offset where the returned text window starts (default 0). To read on, pass the previous text_offset plus the length of the text returned." compact:"byte offset of the text window"`
+	TextOffset  int    `json:"text_offset,omitempty" jsonschema:"Byte offset where the returned text window starts (default 0). To read on, pass the previous text_offset plus the length of the text returned."`
 }
 
 // ContractRecord is get_contract's answer: the stored contract without its
