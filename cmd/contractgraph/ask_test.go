@@ -186,7 +186,7 @@ func (f *providerFake) openAI(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkDoneWhen asserts the acceptance criteria on one run.
-func checkDoneWhen(t *testing.T, f *providerFake, db, stdout string, wantStream bool) {
+func checkDoneWhen(t *testing.T, f *providerFake, db, model, stdout string, wantStream bool) {
 	t.Helper()
 	want, ids := realResult(t, db)
 	if len(f.turns) != 2 {
@@ -198,7 +198,11 @@ func checkDoneWhen(t *testing.T, f *providerFake, db, stdout string, wantStream 
 		t.Fatal(err)
 	}
 	defer st.Close()
-	set, err := newApp(nil, io.Discard, io.Discard).newToolSet(context.Background(), st)
+	// The tools are described as --tool-schemas auto does for this model
+	// (compact for the local openai and ollama servers).
+	a := newApp(nil, io.Discard, io.Discard)
+	a.cfg.Model = model
+	set, err := a.newToolSet(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +474,7 @@ func TestAskDoneWhen(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d, stderr: %s", code, stderr)
 			}
-			checkDoneWhen(t, f, db, stdout, tt.stream)
+			checkDoneWhen(t, f, db, tt.model, stdout, tt.stream)
 		})
 	}
 }

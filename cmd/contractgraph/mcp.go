@@ -49,7 +49,7 @@ func newMCPCmd(a *app) *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			set, err := a.newToolSet(ctx, store)
+			set, err := a.newListedToolSet(ctx, store)
 			if err != nil {
 				return err
 			}

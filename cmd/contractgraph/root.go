@@ -17,6 +17,10 @@ type config struct {
 	JSON       bool   // machine-readable output (--json)
 	Verbose    bool
 
+	// ToolSchemas is how the tools are described to a model: auto, full or
+	// compact (--tool-schemas, CONTRACTGRAPH_TOOL_SCHEMAS); see toolSchemasFor.
+	ToolSchemas string
+
 	// ModelTimeout bounds model calls (--model-timeout,
 	// CONTRACTGRAPH_MODEL_TIMEOUT): "10m", or per kind "chat=5m,extract=30m,embed=1m".
 	ModelTimeout string
@@ -66,6 +70,7 @@ func newRootCmd(a *app) *cobra.Command {
 	pf.StringVar(&a.cfg.Store, "store", envOr("CONTRACTGRAPH_STORE", "sqlite"), "storage backend: sqlite or neo4j (env CONTRACTGRAPH_STORE)")
 	pf.StringVar(&a.cfg.Model, "model", os.Getenv("CONTRACTGRAPH_MODEL"), "chat model as provider:model, e.g. openai:gpt-4o-mini, ollama:qwen2.5:7b (env CONTRACTGRAPH_MODEL)")
 	pf.StringVar(&a.cfg.EmbedModel, "embed-model", os.Getenv("CONTRACTGRAPH_EMBED_MODEL"), "embedding model as provider:model (env CONTRACTGRAPH_EMBED_MODEL)")
+	pf.StringVar(&a.cfg.ToolSchemas, "tool-schemas", envOr("CONTRACTGRAPH_TOOL_SCHEMAS", toolSchemasAuto), "how tools are described to the model: full, compact, or auto = compact for a local server (ollama, localhost) (env CONTRACTGRAPH_TOOL_SCHEMAS)")
 	pf.StringVar(&a.cfg.ModelTimeout, "model-timeout", os.Getenv("CONTRACTGRAPH_MODEL_TIMEOUT"), "model call timeout, e.g. 10m, or per kind chat=5m,extract=30m,embed=1m (default 2m/5m/2m; 5m/10m/5m plus the prompt at 5 tokens/s for local servers) (env CONTRACTGRAPH_MODEL_TIMEOUT)")
 	pf.BoolVar(&a.cfg.JSON, "json", false, "print JSON instead of readable text")
 	pf.BoolVarP(&a.cfg.Verbose, "verbose", "v", false, "log debug details to stderr")

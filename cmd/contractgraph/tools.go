@@ -19,15 +19,70 @@ import (
 )
 
 // newToolSet builds the one tool set every surface shares (tools call, ask,
-// serve, mcp, demo) over store. Tools beyond the five contract tools are
-// added here when the store offers what they need: the statute tools with a
-// statute knowledge base, text2cypher on Neo4j.
+// chat, serve, mcp, demo, eval) over store, described for the chat model
+// --model: --tool-schemas, with auto resolved by toolSchemasFor. Tools
+// beyond the five contract tools are added here when the store offers what
+// they need: the statute tools with a statute knowledge base, text2cypher on
+// Neo4j.
 //
 // With --embed-model, clause_search and statute_search fuse BM25 with vector
 // similarity; without it they rank by BM25 alone.
 func (a *app) newToolSet(ctx context.Context, store graph.Store) (*tools.Set, error) {
+	mode, err := a.toolSchemasFor(a.cfg.Model)
+	if err != nil {
+		return nil, err
+	}
+	return a.buildToolSet(ctx, store, mode)
+}
+
+// newListedToolSet is newToolSet for callers that are not --model: people
+// reading `tools list` and MCP clients, whose models are their own. For
+// them auto means full schemas; --tool-schemas compact still applies.
+func (a *app) newListedToolSet(ctx context.Context, store graph.Store) (*tools.Set, error) {
+	mode, err := a.toolSchemasFor("")
+	if err != nil {
+		return nil, err
+	}
+	return a.buildToolSet(ctx, store, mode)
+}
+
+// Values of --tool-schemas (CONTRACTGRAPH_TOOL_SCHEMAS).
+const (
+	toolSchemasAuto    = "auto"
+	toolSchemasFull    = "full"
+	toolSchemasCompact = "compact"
+)
+
+// toolSchemasRule is the auto rule, for the help texts and errors.
+const toolSchemasRule = "auto (the default) means\n" +
+	"compact for a model on a local server (provider ollama, or an OpenAI-compatible server on\n" +
+	"localhost or 127.0.0.1 through OPENAI_BASE_URL) and full otherwise"
+
+// toolSchemasFor resolves --tool-schemas for the chat model named model
+// (provider:model; "" for a caller that is not a configured model): full
+// or compact as given; auto is compact for a model on a local server
+// (isLocalModel), where a small model on a CPU would spend minutes reading
+// the full schemas on every request, and full otherwise. A model that
+// wants compact schemas elsewhere takes --tool-schemas compact.
+func (a *app) toolSchemasFor(model string) (tools.Schemas, error) {
+	switch v := strings.ToLower(strings.TrimSpace(a.cfg.ToolSchemas)); v {
+	case toolSchemasFull:
+		return tools.SchemasFull, nil
+	case toolSchemasCompact:
+		return tools.SchemasCompact, nil
+	case "", toolSchemasAuto:
+		if model != "" && isLocalModel(model) {
+			return tools.SchemasCompact, nil
+		}
+		return tools.SchemasFull, nil
+	default:
+		return 0, usageError(fmt.Errorf("--tool-schemas (CONTRACTGRAPH_TOOL_SCHEMAS) %q: want %s, %s or %s", a.cfg.ToolSchemas, toolSchemasAuto, toolSchemasFull, toolSchemasCompact))
+	}
+}
+
+func (a *app) buildToolSet(ctx context.Context, store graph.Store, mode tools.Schemas) (*tools.Set, error) {
 	var (
-		opts     tools.Options
+		opts     = tools.Options{Schemas: mode}
 		embedder llm.Embedder
 	)
 	if a.cfg.EmbedModel != "" {
@@ -66,7 +121,18 @@ func newToolsListCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "Print the tools as a JSON array of {name, description, input_schema}",
-		Args:  usageArgs(cobra.NoArgs),
+		Long: "Print the tools as a JSON array of {name, description, input_schema}, with full schemas\n" +
+			"unless --tool-schemas compact asks for the compact ones.\n\n" +
+			"--tool-schemas (env CONTRACTGRAPH_TOOL_SCHEMAS) chooses how the tools are described to a model:\n" +
+			"full gives every description, enum and format; compact gives the same tools with the same\n" +
+			"arguments in about a quarter of the bytes (short descriptions, no long enums: an invalid\n" +
+			"value's error lists the valid ones), for small models whose prompt processing is slow.\n" +
+			"When ask, chat, serve and eval describe the tools to --model, " + toolSchemasRule + ".\n" +
+			"tools list and mcp describe them to people and to MCP clients' own models: for them auto\n" +
+			"means full.",
+		Example: `  contractgraph tools list
+  contractgraph --tool-schemas compact tools list    # what a small local model is sent`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			// Listing needs no data, so it works on a fresh machine too:
@@ -87,7 +153,7 @@ func newToolsListCmd(a *app) *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			set, err := a.newToolSet(ctx, store)
+			set, err := a.newListedToolSet(ctx, store)
 			if err != nil {
 				return err
 			}

@@ -5,10 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
@@ -286,5 +292,261 @@ func TestToolsList(t *testing.T) {
 		if !names[want] {
 			t.Errorf("tools list lacks %s", want)
 		}
+	}
+}
+
+// listedTools parses `tools list` output into name → tool.
+func listedTools(t *testing.T, stdout string) (map[string]tools.Tool, int) {
+	t.Helper()
+	var list []tools.Tool
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil {
+		t.Fatalf("tools list is not a JSON array of tools: %v\n%s", err, stdout)
+	}
+	byName := map[string]tools.Tool{}
+	size := 0
+	for _, tl := range list {
+		byName[tl.Name] = tl
+		size += len(tl.Description) + len(tl.InputSchema)
+	}
+	return byName, size
+}
+
+// hasContractTypeEnum reports whether a tool's schema lists the contract
+// types as an enum, which only the full schemas do.
+func hasContractTypeEnum(t *testing.T, tl tools.Tool) bool {
+	t.Helper()
+	var s struct {
+		Properties map[string]struct {
+			Enum []string `json:"enum"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(tl.InputSchema, &s); err != nil {
+		t.Fatalf("%s schema: %v", tl.Name, err)
+	}
+	return len(s.Properties["contract_type"].Enum) > 0
+}
+
+// TestToolsListSchemas checks --tool-schemas and its variable on the
+// listing: full by default, even with a local --model; compact on request.
+func TestToolsListSchemas(t *testing.T) {
+	absent := filepath.Join(t.TempDir(), "absent.db")
+	_, fullSize := listedTools(t, mustRun(t, "--db", absent, "--tool-schemas", "full", "tools", "list"))
+	tests := []struct {
+		name        string
+		env         map[string]string
+		args        []string
+		wantCompact bool
+	}{
+		{"default", nil, nil, false},
+		{"local model, auto", map[string]string{"CONTRACTGRAPH_MODEL": "ollama:qwen2.5:7b"}, nil, false},
+		{"flag compact", nil, []string{"--tool-schemas", "compact"}, true},
+		{"variable compact", map[string]string{"CONTRACTGRAPH_TOOL_SCHEMAS": "compact"}, nil, true},
+		{"flag over variable", map[string]string{"CONTRACTGRAPH_TOOL_SCHEMAS": "compact"}, []string{"--tool-schemas", "FULL"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("CONTRACTGRAPH_MODEL", "")
+			t.Setenv("CONTRACTGRAPH_TOOL_SCHEMAS", "")
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			args := append(append([]string{"--db", absent}, tt.args...), "tools", "list")
+			byName, size := listedTools(t, mustRun(t, args...))
+			cs, ok := byName["contract_search"]
+			if !ok || len(byName) < 7 {
+				t.Fatalf("listed %d tools, contract_search %v", len(byName), ok)
+			}
+			if got := !hasContractTypeEnum(t, cs); got != tt.wantCompact {
+				t.Errorf("compact = %v, want %v (listing %d bytes, full %d)", got, tt.wantCompact, size, fullSize)
+			}
+			if tt.wantCompact && size*3 > fullSize {
+				t.Errorf("compact listing is %d bytes, more than a third of the full %d", size, fullSize)
+			}
+		})
+	}
+	_, stderr, code := runContractgraph(t, "", "--db", absent, "--tool-schemas", "tiny", "tools", "list")
+	if code != 2 || !strings.Contains(stderr, "--tool-schemas") || !strings.Contains(stderr, "auto, full or compact") {
+		t.Errorf("--tool-schemas tiny: exit %d, stderr %q; want 2 naming the valid values", code, stderr)
+	}
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	stdout, stderr, code := runContractgraph(t, "", args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	return stdout
+}
+
+// TestToolsSchemasAuto checks the auto rule: compact for a model on a local
+// server, full for a hosted one, whatever was asked for explicitly.
+func TestToolsSchemasAuto(t *testing.T) {
+	tests := []struct {
+		flag, model, openAIBase, ollamaHost string
+		want                                tools.Schemas
+	}{
+		{"auto", "ollama:qwen2.5:7b", "", "", tools.SchemasCompact},
+		{"auto", "ollama:qwen2.5:7b", "", "http://gpu-box.internal:11434", tools.SchemasCompact},
+		{"auto", "openai:qwen", "http://127.0.0.1:18080/v1", "", tools.SchemasCompact},
+		{"", "openai:qwen", "http://localhost:8000/v1", "", tools.SchemasCompact},
+		{"auto", "openai:gpt-4o-mini", "", "", tools.SchemasFull},
+		{"auto", "openai:qwen", "https://llm.example.com/v1", "", tools.SchemasFull},
+		{"auto", "anthropic:claude-sonnet-4-5", "", "", tools.SchemasFull},
+		{"auto", "gemini:gemini-2.5-flash", "", "", tools.SchemasFull},
+		{"auto", "", "http://127.0.0.1:18080/v1", "", tools.SchemasFull},
+		{"auto", "not a model name", "", "", tools.SchemasFull},
+		{"full", "ollama:qwen2.5:7b", "", "", tools.SchemasFull},
+		{"compact", "openai:gpt-4o", "", "", tools.SchemasCompact},
+		{" Compact ", "anthropic:x", "", "", tools.SchemasCompact},
+	}
+	for _, tt := range tests {
+		t.Run(tt.flag+" "+tt.model+" "+tt.openAIBase+tt.ollamaHost, func(t *testing.T) {
+			t.Setenv("OPENAI_BASE_URL", tt.openAIBase)
+			t.Setenv("OLLAMA_HOST", tt.ollamaHost)
+			a := newApp(nil, io.Discard, io.Discard)
+			a.cfg.ToolSchemas = tt.flag
+			got, err := a.toolSchemasFor(tt.model)
+			if err != nil || got != tt.want {
+				t.Errorf("toolSchemasFor(%q) with --tool-schemas %q = %v, %v; want %v", tt.model, tt.flag, got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestToolsAskSendsCompactSchemasToLocalModel runs ask against a fake
+// OpenAI-compatible server on 127.0.0.1, as a local llama-server would be,
+// and checks the size and content of the first request: the compact tool
+// definitions under auto, the full ones with --tool-schemas full.
+func TestToolsAskSendsCompactSchemasToLocalModel(t *testing.T) {
+	db := fixtureDB(t)
+	tests := []struct {
+		mode        string
+		wantCompact bool
+		maxBytes    int
+		minBytes    int
+	}{
+		// The whole first request (system prompt, question and tool
+		// definitions) at ~3.7 bytes per token: about 2,000 tokens.
+		{"auto", true, 7500, 0},
+		{"full", false, 0, 20000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			f := &providerFake{t: t}
+			var mu sync.Mutex
+			var first []byte
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				if first == nil {
+					first = body
+				}
+				mu.Unlock()
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				f.openAI(w, r)
+			}))
+			defer srv.Close()
+			t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+			t.Setenv("OPENAI_API_KEY", "")
+			stdout, stderr, code := runContractgraph(t, "", "--db", db, "--model", "openai:local", "--tool-schemas", tt.mode, "ask", "--json", "--no-stream", askQuestion)
+			if code != 0 {
+				t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+			}
+			var req struct {
+				Tools []struct {
+					Function struct {
+						Name        string          `json:"name"`
+						Description string          `json:"description"`
+						Parameters  json.RawMessage `json:"parameters"`
+					} `json:"function"`
+				} `json:"tools"`
+			}
+			if err := json.Unmarshal(first, &req); err != nil || len(req.Tools) < 5 {
+				t.Fatalf("first request: %v, %d tools", err, len(req.Tools))
+			}
+			t.Logf("--tool-schemas %s: first request %d bytes (~%d tokens)", tt.mode, len(first), len(first)*10/37)
+			if tt.maxBytes > 0 && len(first) > tt.maxBytes {
+				t.Errorf("first request is %d bytes, over %d", len(first), tt.maxBytes)
+			}
+			if len(first) < tt.minBytes {
+				t.Errorf("first request is %d bytes, under %d", len(first), tt.minBytes)
+			}
+			for _, tl := range req.Tools {
+				if tl.Function.Name != "contract_search" {
+					continue
+				}
+				got := !hasContractTypeEnum(t, tools.Tool{Name: tl.Function.Name, InputSchema: tl.Function.Parameters})
+				if got != tt.wantCompact {
+					t.Errorf("contract_search sent compact = %v, want %v", got, tt.wantCompact)
+				}
+			}
+			// The answer is the same either way: the tools run the same.
+			if !strings.Contains(stdout, `"answer"`) {
+				t.Errorf("no answer event:\n%s", stdout)
+			}
+		})
+	}
+}
+
+// TestMCPListsFullSchemasByDefault checks that MCP clients see the full
+// schemas even when --model is a local one, and compact ones on request.
+func TestMCPListsFullSchemasByDefault(t *testing.T) {
+	db := fixtureDB(t)
+	t.Setenv("CONTRACTGRAPH_TOOL_SCHEMAS", "")
+	for _, tt := range []struct {
+		args        []string
+		wantCompact bool
+	}{
+		{[]string{"--model", "ollama:qwen2.5:7b"}, false},
+		{[]string{"--tool-schemas", "compact"}, true},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			toServer, clientOut := io.Pipe()
+			clientIn, fromServer := io.Pipe()
+			a := newApp(toServer, fromServer, io.Discard)
+			root := newRootCmd(a)
+			root.SetArgs(append(append([]string{"--db", db}, tt.args...), "mcp"))
+			done := make(chan error, 1)
+			go func() {
+				done <- root.ExecuteContext(context.Background())
+				fromServer.Close()
+			}()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
+				&mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			lt, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, tl := range lt.Tools {
+				if tl.Name != "contract_search" {
+					continue
+				}
+				found = true
+				schema, err := json.Marshal(tl.InputSchema)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := !hasContractTypeEnum(t, tools.Tool{Name: tl.Name, InputSchema: schema}); got != tt.wantCompact {
+					t.Errorf("contract_search over MCP compact = %v, want %v", got, tt.wantCompact)
+				}
+			}
+			if !found {
+				t.Error("contract_search not listed over MCP")
+			}
+			cs.Close()
+			clientOut.Close()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("mcp did not end when the client closed stdin")
+			}
+		})
 	}
 }
