@@ -148,6 +148,11 @@ func TestImportEmbedsChunks(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Termination") || strings.Contains(errOut, "BM25 alone") {
 		t.Errorf("hybrid clause_search: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// statute_search says in its result why it ranks by BM25 alone.
+	out, errOut, code = runContractgraph(t, "", "--db", db, "--embed-model", "openai:fake-embed", "--json", "statutes", "search", "arbitration")
+	if code != 0 || !strings.Contains(out, `"ranking": "bm25"`) || !strings.Contains(out, "no statute here has a vector by this embedding model") {
+		t.Errorf("statutes search without statute vectors: exit %d\n%s\n%s", code, out, errOut)
+	}
 	// With another model the store has no vectors: said once, on stderr.
 	_, errOut, code = runContractgraph(t, "", "--db", db, "--embed-model", "openai:other-embed", "tools", "call", "clause_search", `{"query":"terminate on notice"}`)
 	if code != 0 || strings.Count(errOut, "no chunk has a vector by this embedding model") != 1 || !strings.Contains(errOut, "reindex --embeddings") {
