@@ -242,7 +242,7 @@ func TestRiskEndToEnd(t *testing.T) {
 	}
 
 	fake := &fakeRiskServer{}
-	srv := httptest.NewServer(fake)
+	srv := httptest.NewServer(streamingAdapter{fake})
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
 	t.Setenv("OPENAI_API_KEY", "test-key")
@@ -347,7 +347,7 @@ func TestRiskBatchSeveralContracts(t *testing.T) {
 	if err := os.WriteFile(file, []byte(c.Text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(&fakeRiskServer{})
+	srv := httptest.NewServer(streamingAdapter{&fakeRiskServer{}})
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
 	t.Setenv("OPENAI_API_KEY", "test-key")

@@ -34,7 +34,7 @@ func TestServeRiskReview(t *testing.T) {
 		t.Fatalf("put contract: %v %v", err, outcomes)
 	}
 	fake := &fakeRiskServer{}
-	model := httptest.NewServer(fake)
+	model := httptest.NewServer(streamingAdapter{fake})
 	defer model.Close()
 	t.Setenv("OPENAI_BASE_URL", model.URL+"/v1")
 	t.Setenv("OPENAI_API_KEY", "test-key")
