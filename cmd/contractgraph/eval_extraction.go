@@ -58,7 +58,7 @@ func newEvalExtractionCmd(a *app) *cobra.Command {
 	fl.StringVar(&f.texts, "texts", "", "directory of CUAD's contract texts (default: full_contract_txt beside the CSV)")
 	fl.BoolVar(&f.stored, "stored", false, "score the contracts already in the store (--db) instead of ingesting with --model")
 	fl.IntVar(&f.limit, "limit", 20, "ingest the N smallest texts that have gold answers (0: all)")
-	fl.StringVarP(&f.output, "output", "o", "", "also write extraction.json and extraction.md into this directory")
+	fl.StringVarP(&f.output, "output", "o", "", "also write extraction.json, .md and .html into this directory")
 	fl.IntVar(&f.ingest.concurrency, "concurrency", 1, "files extracted at once")
 	fl.IntVar(&f.ingest.rpm, "rpm", 0, "model requests per minute (0: unlimited)")
 	fl.IntVar(&f.ingest.tpm, "tpm", 0, "model tokens per minute, estimated (0: unlimited)")
@@ -100,7 +100,8 @@ func (a *app) runEvalExtraction(cmd *cobra.Command, f evalExtractionFlags) error
 	prog.printf("scored %d contracts", rep.Contracts)
 	return a.writeEvalOutput(prog, f.output, "extraction", rep,
 		func(w io.Writer) error { return eval.WriteExtractionText(w, rep) },
-		func(w io.Writer) error { return eval.WriteExtractionMarkdown(w, rep) })
+		func(w io.Writer) error { return eval.WriteExtractionMarkdown(w, rep) },
+		func(w io.Writer) error { return eval.WriteExtractionHTML(w, rep) })
 }
 
 // evalStoredExtraction scores the contracts of the configured store.
@@ -282,9 +283,9 @@ func (p *evalProgress) printf(format string, args ...any) {
 }
 
 // writeEvalOutput prints an evaluation report on stdout (readable text, or
-// JSON with --json) and, when dir is set, writes NAME.json and NAME.md into
-// it, each atomically.
-func (a *app) writeEvalOutput(prog *evalProgress, dir, name string, rep any, text, md func(io.Writer) error) error {
+// JSON with --json) and, when dir is set, writes NAME.json, NAME.md and
+// NAME.html into it, each atomically.
+func (a *app) writeEvalOutput(prog *evalProgress, dir, name string, rep any, text, md, html func(io.Writer) error) error {
 	var js bytes.Buffer
 	enc := json.NewEncoder(&js)
 	enc.SetIndent("", "  ")
@@ -293,19 +294,19 @@ func (a *app) writeEvalOutput(prog *evalProgress, dir, name string, rep any, tex
 		return fmt.Errorf("encode %s report: %w", name, err)
 	}
 	if dir != "" {
-		var mdBuf bytes.Buffer
+		var mdBuf, htmlBuf bytes.Buffer
 		if err := md(&mdBuf); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("-o %s: %w", dir, err)
+		if err := html(&htmlBuf); err != nil {
+			return err
 		}
 		for _, out := range []struct {
 			file string
 			data []byte
-		}{{name + ".json", js.Bytes()}, {name + ".md", mdBuf.Bytes()}} {
+		}{{name + ".json", js.Bytes()}, {name + ".md", mdBuf.Bytes()}, {name + ".html", htmlBuf.Bytes()}} {
 			path := filepath.Join(dir, out.file)
-			if err := writeFileAtomic(path, out.data); err != nil {
+			if err := eval.WriteFile(path, out.data); err != nil {
 				return err
 			}
 			prog.printf("wrote %s", path)
@@ -316,27 +317,4 @@ func (a *app) writeEvalOutput(prog *evalProgress, dir, name string, rep any, tex
 		return err
 	}
 	return text(a.stdout)
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory, so that a reader never sees half a report.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".eval-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

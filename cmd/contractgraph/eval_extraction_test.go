@@ -143,6 +143,10 @@ func TestEvalExtractionWithModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	page, err := os.ReadFile(filepath.Join(dir, "extraction.html"))
+	if err != nil || !strings.Contains(string(page), "<td>governing_law</td>") || strings.Contains(string(page), "<script src") {
+		t.Errorf("extraction.html: %v\n%s", err, page)
+	}
 	if !strings.Contains(string(md), "| governing_law |") || string(js) != out {
 		t.Errorf("written reports differ from the run's: md %d bytes, json equal %v", len(md), string(js) == out)
 	}
@@ -152,7 +156,7 @@ func TestEvalExtractionWithModel(t *testing.T) {
 	if !strings.Contains(errOut, "[1/1] ok BANGIINC") {
 		t.Errorf("--limit 1 did not take the smallest text:\n%s", errOut)
 	}
-	if code != 0 || !strings.Contains(out, "1 contracts scored") || !strings.Contains(out, "governing_law") || !strings.Contains(out, "Evidence: ") {
+	if code != 0 || !strings.Contains(out, "1 contracts scored") || !strings.Contains(out, "governing_law") || !strings.Contains(out, "Evidence:\n  Values: ") {
 		t.Errorf("--limit 1: exit %d\n%s", code, out)
 	}
 }

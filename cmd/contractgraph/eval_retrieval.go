@@ -49,7 +49,7 @@ func newEvalRetrievalCmd(a *app) *cobra.Command {
 	fl.IntVar(&f.k, "k", 5, "rank cut-off: passages per query")
 	fl.IntVar(&f.limit, "limit", 0, "measure the first N contracts by file name (0: all)")
 	fl.IntVar(&f.maxChunk, "max-chunk", retrieve.DefaultMaxChunkBytes, "largest chunk, in bytes")
-	fl.StringVarP(&f.output, "output", "o", "", "also write retrieval.json and retrieval.md into this directory")
+	fl.StringVarP(&f.output, "output", "o", "", "also write retrieval.json, .md and .html into this directory")
 	return cmd
 }
 
@@ -123,5 +123,6 @@ func (a *app) runEvalRetrieval(cmd *cobra.Command, f evalRetrievalFlags) error {
 	}
 	return a.writeEvalOutput(prog, f.output, "retrieval", rep,
 		func(w io.Writer) error { return eval.WriteRetrievalText(w, rep) },
-		func(w io.Writer) error { return eval.WriteRetrievalMarkdown(w, rep) })
+		func(w io.Writer) error { return eval.WriteRetrievalMarkdown(w, rep) },
+		func(w io.Writer) error { return eval.WriteRetrievalHTML(w, rep) })
 }

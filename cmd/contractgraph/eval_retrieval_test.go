@@ -51,8 +51,10 @@ func TestEvalRetrieval(t *testing.T) {
 	if err != nil || !strings.Contains(string(md), "| bm25 recall@3 | bm25 MRR | hybrid recall@3 | hybrid MRR |") {
 		t.Errorf("retrieval.md: %v\n%s", err, md)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "retrieval.json")); err != nil {
-		t.Error(err)
+	for _, f := range []string{"retrieval.json", "retrieval.html"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
 	}
 }
 

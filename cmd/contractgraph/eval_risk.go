@@ -50,7 +50,7 @@ func newEvalRiskCmd(a *app) *cobra.Command {
 	fl.StringVar(&f.jurisdiction, "jurisdiction", "", "cite statutes of this jurisdiction only, e.g. us or tw")
 	fl.BoolVar(&f.batch, "batch", false, "per-passage concurrent analysis without the review loop")
 	fl.IntVar(&f.maxIterations, "max-iterations", risk.DefaultMaxIterations, "senior review rounds")
-	fl.StringVarP(&f.output, "output", "o", "", "also write risk.json and risk.md into this directory")
+	fl.StringVarP(&f.output, "output", "o", "", "also write risk.json, .md and .html into this directory")
 	return cmd
 }
 
@@ -117,7 +117,8 @@ func (a *app) runEvalRisk(ctx context.Context, f evalRiskFlags) error {
 	rep.Model = a.cfg.Model
 	return a.writeEvalOutput(prog, f.output, "risk", rep,
 		func(w io.Writer) error { return eval.WriteRiskText(w, rep) },
-		func(w io.Writer) error { return eval.WriteRiskMarkdown(w, rep) })
+		func(w io.Writer) error { return eval.WriteRiskMarkdown(w, rep) },
+		func(w io.Writer) error { return eval.WriteRiskHTML(w, rep) })
 }
 
 // riskTexts loads the n smallest supported documents of dir.

@@ -72,6 +72,10 @@ func TestEvalRisk(t *testing.T) {
 		t.Errorf("risk.md: %v\n%s", err, md)
 	}
 
+	if _, err := os.Stat(filepath.Join(dir, "risk.html")); err != nil {
+		t.Error(err)
+	}
+
 	// Stored contracts, readable output.
 	gold, cuadTexts := goldSubset(t, evalCUADFiles[1:2])
 	if _, errOut, code := runContractgraph(t, "", "--db", db, "import", gold, "--texts", cuadTexts); code != 0 {

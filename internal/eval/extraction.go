@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -656,34 +655,68 @@ func extractionHeadline(rep *ExtractionReport) string {
 		src, rep.Contracts, rep.Failed, rep.NotPredicted, len(rep.Unmatched))
 }
 
-// WriteExtractionText writes the report as aligned plain-text tables.
-func WriteExtractionText(w io.Writer, rep *ExtractionReport) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n\n", extractionHeadline(rep))
-	rows := [][]string{{"field", "TP", "FP", "FN", "precision", "recall", "F1", "excluded"}}
+// extractionDocument lays out the report for every rendering.
+func extractionDocument(rep *ExtractionReport) document {
+	d := document{Title: "Extraction against CUAD"}
+	meta := fmt.Sprintf("Gold: %s", rep.Gold)
+	if rep.TextsDir != "" {
+		meta += ", texts " + rep.TextsDir
+	}
+	if rep.Mode == "model" {
+		meta += fmt.Sprintf("; tokens %d in, %d out; %.1f s", rep.Usage.InputTokens, rep.Usage.OutputTokens, rep.ElapsedSeconds)
+	}
+	d.Sections = append(d.Sections, section{Paras: []string{extractionHeadline(rep) + ".", meta + "."}})
+
+	fields := section{Title: "Fields", Header: []string{"field", "TP", "FP", "FN", "precision", "recall", "F1", "excluded"}}
 	for _, f := range rep.Fields {
-		rows = append(rows, append(scoreCells(f.Field, f.Score), fmt.Sprint(f.Excluded)))
+		fields.Rows = append(fields.Rows, append(scoreCells(f.Field, f.Score), fmt.Sprint(f.Excluded)))
 	}
-	rows = append(rows, append(scoreCells(fmt.Sprintf("clauses (%d categories)", len(rep.Categories)), rep.Clauses), ""))
-	writeAligned(&b, rows)
-	fmt.Fprintf(&b, "\nEvidence: %s\nClauses:  %s\n\n", describeEvidence(rep.Evidence, "stored values"), describeEvidence(rep.ClauseEvidence, "stored clauses"))
-	rows = [][]string{{"clause category", "TP", "FP", "FN", "precision", "recall", "F1"}}
+	fields.Rows = append(fields.Rows, append(scoreCells(fmt.Sprintf("clauses (%d categories, micro)", len(rep.Categories)), rep.Clauses), ""))
+	d.Sections = append(d.Sections, fields,
+		section{Title: "Evidence", Items: []string{
+			"Values: " + describeEvidence(rep.Evidence, "stored values") + ".",
+			"Clauses: " + describeEvidence(rep.ClauseEvidence, "stored clauses") + "."}})
+
+	cats := section{Title: "Clause presence per category", Header: []string{"category", "TP", "FP", "FN", "precision", "recall", "F1"}, Brief: [][]string{}}
 	for _, cs := range rep.Categories {
+		row := scoreCells(cs.Category, cs.Score)
+		cats.Rows = append(cats.Rows, row)
 		if cs.TP+cs.FP+cs.FN > 0 {
-			rows = append(rows, scoreCells(cs.Category, cs.Score))
+			cats.Brief = append(cats.Brief, row)
 		}
 	}
-	writeAligned(&b, rows)
+	d.Sections = append(d.Sections, cats)
+
+	per := section{Title: "Contracts", NoText: true, Header: []string{"contract", "gold row", "parties (matched/gold/predicted)"}}
+	per.Header = append(per.Header, ScoredFields[1:]...)
+	per.Header = append(per.Header, "clauses (gold/predicted)", "evidence verified", "error")
+	var failed []string
 	for _, cr := range rep.PerContract {
+		row := []string{cr.ID, fmt.Sprint(cr.GoldRow), fmt.Sprintf("%d/%d/%d", cr.Parties.Matched, len(cr.Parties.Gold), len(cr.Parties.Predicted))}
+		for _, fr := range cr.Fields {
+			cell := string(fr.Outcome)
+			if fr.Outcome == OutcomeWrong {
+				cell = fmt.Sprintf("wrong: %s, not %s", fr.Predicted, fr.Gold)
+			}
+			row = append(row, cell)
+		}
+		row = append(row, fmt.Sprintf("%d/%d", len(cr.Clauses.Gold), len(cr.Clauses.Predicted)), fmt.Sprintf("%d/%d", cr.Evidence.Verified, cr.Evidence.Values), cr.Error)
+		per.Rows = append(per.Rows, row)
 		if cr.Error != "" {
-			fmt.Fprintf(&b, "failed: %s: %s\n", cr.ID, cr.Error)
+			failed = append(failed, cr.ID+": "+cr.Error)
 		}
 	}
-	for _, s := range rep.GoldSkipped {
-		fmt.Fprintf(&b, "gold row skipped: %s\n", s)
+	d.Sections = append(d.Sections, per)
+	if len(failed) > 0 {
+		d.Sections = append(d.Sections, section{Title: "Extraction failed (scored as empty)", Items: failed})
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	if len(rep.Unmatched) > 0 {
+		d.Sections = append(d.Sections, section{Title: "Predictions without a gold row", Items: rep.Unmatched})
+	}
+	if len(rep.GoldSkipped) > 0 {
+		d.Sections = append(d.Sections, section{Title: "Gold rows skipped", Items: rep.GoldSkipped})
+	}
+	return d
 }
 
 func scoreCells(name string, s Score) []string {
@@ -703,97 +736,18 @@ func (s Score) cells() (p, r, f string) {
 	return cell(s.Precision, s.TP+s.FP), cell(s.Recall, s.TP+s.FN), cell(s.F1, s.TP+s.FP+s.FN)
 }
 
-// writeAligned writes rows as a plain-text table: the first column
-// left-aligned, the others right-aligned, two spaces apart.
-func writeAligned(b *strings.Builder, rows [][]string) {
-	var widths []int
-	for _, r := range rows {
-		for i, c := range r {
-			if i >= len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, r := range rows {
-		var line strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
-			switch {
-			case i == 0:
-				line.WriteString(c + pad)
-			default:
-				line.WriteString("  " + pad + c)
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-	}
-}
-
-// mdCell escapes text for a Markdown table cell.
-func mdCell(s string) string {
-	s = strings.ReplaceAll(s, "|", "\\|")
-	return strings.Join(strings.Fields(s), " ")
+// WriteExtractionText writes the report as plain text with aligned tables.
+func WriteExtractionText(w io.Writer, rep *ExtractionReport) error {
+	return extractionDocument(rep).writeText(w)
 }
 
 // WriteExtractionMarkdown writes the report as Markdown: the summary, the
 // field and category tables, the evidence checks and one row per contract.
 func WriteExtractionMarkdown(w io.Writer, rep *ExtractionReport) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Extraction against CUAD\n\n%s.\n\n", extractionHeadline(rep))
-	fmt.Fprintf(&b, "Gold: `%s`", rep.Gold)
-	if rep.TextsDir != "" {
-		fmt.Fprintf(&b, ", texts `%s`", rep.TextsDir)
-	}
-	if rep.Mode == "model" {
-		fmt.Fprintf(&b, "; tokens %d in, %d out; %.1f s", rep.Usage.InputTokens, rep.Usage.OutputTokens, rep.ElapsedSeconds)
-	}
-	b.WriteString(".\n\n## Fields\n\n| field | TP | FP | FN | precision | recall | F1 | excluded |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, f := range rep.Fields {
-		p, r, f1 := f.cells()
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %s | **%s** | %d |\n", f.Field, f.TP, f.FP, f.FN, p, r, f1, f.Excluded)
-	}
-	c := rep.Clauses
-	p, r, f1 := c.cells()
-	fmt.Fprintf(&b, "| clauses (%d categories, micro) | %d | %d | %d | %s | %s | **%s** | |\n", len(rep.Categories), c.TP, c.FP, c.FN, p, r, f1)
-	fmt.Fprintf(&b, "\n## Evidence\n\n- Values: %s.\n- Clauses: %s.\n", describeEvidence(rep.Evidence, "stored values"), describeEvidence(rep.ClauseEvidence, "stored clauses"))
-	b.WriteString("\n## Clause presence per category\n\n| category | TP | FP | FN | precision | recall | F1 |\n|---|---:|---:|---:|---:|---:|---:|\n")
-	for _, cs := range rep.Categories {
-		p, r, f1 := cs.cells()
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %s | %s |\n", cs.Category, cs.TP, cs.FP, cs.FN, p, r, f1)
-	}
-	b.WriteString("\n## Contracts\n\n| contract | gold row | parties (matched/gold/predicted) |")
-	for _, f := range ScoredFields[1:] {
-		b.WriteString(" " + f + " |")
-	}
-	b.WriteString(" clauses (gold/predicted) | evidence verified | error |\n|---|---:|---:|")
-	for range ScoredFields[1:] {
-		b.WriteString("---|")
-	}
-	b.WriteString("---:|---:|---|\n")
-	for _, cr := range rep.PerContract {
-		fmt.Fprintf(&b, "| %s | %d | %d/%d/%d |", mdCell(cr.ID), cr.GoldRow, cr.Parties.Matched, len(cr.Parties.Gold), len(cr.Parties.Predicted))
-		for _, fr := range cr.Fields {
-			cell := string(fr.Outcome)
-			if fr.Outcome == OutcomeWrong {
-				cell = fmt.Sprintf("wrong: %s, not %s", fr.Predicted, fr.Gold)
-			}
-			b.WriteString(" " + mdCell(cell) + " |")
-		}
-		fmt.Fprintf(&b, " %d/%d | %d/%d | %s |\n", len(cr.Clauses.Gold), len(cr.Clauses.Predicted), cr.Evidence.Verified, cr.Evidence.Values, mdCell(cr.Error))
-	}
-	if len(rep.Unmatched) > 0 {
-		b.WriteString("\n## Predictions without a gold row\n\n")
-		for _, id := range rep.Unmatched {
-			fmt.Fprintf(&b, "- %s\n", id)
-		}
-	}
-	if len(rep.GoldSkipped) > 0 {
-		b.WriteString("\n## Gold rows skipped\n\n")
-		for _, s := range rep.GoldSkipped {
-			fmt.Fprintf(&b, "- %s\n", mdCell(s))
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return extractionDocument(rep).writeMarkdown(w)
+}
+
+// WriteExtractionHTML writes the report as a self-contained HTML page.
+func WriteExtractionHTML(w io.Writer, rep *ExtractionReport) error {
+	return extractionDocument(rep).writeHTML(w)
 }

@@ -248,9 +248,9 @@ func TestScoreExtraction(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| parties | 1 | 1 | 2 | 0.500 | 0.333 | **0.400** | 0 |",
-		"| end_date | 0 | 1 | 1 | 0.000 | 0.000 | **0.000** | 1 |",
-		"| notice_period | 0 | 0 | 1 | – | 0.000 | **0.000** | 0 |", // nothing predicted: no precision
+		"| parties | 1 | 1 | 2 | 0.500 | 0.333 | 0.400 | 0 |",
+		"| end_date | 0 | 1 | 1 | 0.000 | 0.000 | 0.000 | 1 |",
+		"| notice_period | 0 | 0 | 1 | – | 0.000 | 0.000 | 0 |", // nothing predicted: no precision
 		"| Insurance | 0 | 0 | 0 | – | – | – |",
 		"wrong: 2020-03-01, not 2021-03-01",
 		"2 of 3 stored values verified at their offsets (66.7%)",
@@ -262,7 +262,16 @@ func TestScoreExtraction(t *testing.T) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
 		}
 	}
-	for _, want := range []string{"2 contracts scored, 1 failed extraction", "failed: Gamma_License: extract: model timed out"} {
+	var page bytes.Buffer
+	if err := WriteExtractionHTML(&page, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<title>Extraction against CUAD</title>", `<td>parties</td><td class="num">1</td>`, "<td>Gamma_License</td>", "<li>Delta</li>"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("HTML lacks %q:\n%s", want, page.String())
+		}
+	}
+	for _, want := range []string{"2 contracts scored, 1 failed extraction", "Extraction failed (scored as empty):\n  Gamma_License: extract: model timed out"} {
 		if !strings.Contains(txt.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, txt.String())
 		}

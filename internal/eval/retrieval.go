@@ -489,69 +489,54 @@ func retrievalHeadline(rep *RetrievalReport) string {
 		rep.Contracts, rep.Chunks, rep.MaxChunkBytes, rep.Queries, strings.Join(parts, "; "))
 }
 
-// WriteRetrievalText writes the report as aligned plain-text tables.
-func WriteRetrievalText(w io.Writer, rep *RetrievalReport) error {
-	var b strings.Builder
-	fmt.Fprintln(&b, retrievalHeadline(rep))
+// retrievalDocument lays out the report for every rendering.
+func retrievalDocument(rep *RetrievalReport) document {
+	d := document{Title: "Clause search on CUAD"}
+	intro := section{Paras: []string{retrievalHeadline(rep) + "."}}
 	for _, m := range rep.Clauses {
-		fmt.Fprintf(&b, "without the %d preamble categories: %s recall@%d %.3f, MRR %.3f over %d queries\n", len(PreambleCategories), m.Method, rep.K, m.Recall, m.MRR, m.Queries)
+		intro.Paras = append(intro.Paras, fmt.Sprintf("Without the %d preamble categories (%s): %s recall@%d %.3f, MRR %.3f over %d queries.",
+			len(PreambleCategories), strings.Join(PreambleCategories, ", "), m.Method, rep.K, m.Recall, m.MRR, m.Queries))
 	}
-	b.WriteString("\n")
-	head := []string{"category", "queries"}
-	for _, m := range rep.Methods {
-		head = append(head, fmt.Sprintf("%s recall@%d", m, rep.K), m+" MRR")
-	}
-	rows := [][]string{head}
-	for _, c := range rep.Categories {
-		row := []string{c.Category, fmt.Sprint(c.Queries)}
-		for _, m := range c.Methods {
-			row = append(row, fmt.Sprintf("%.3f", m.Recall), fmt.Sprintf("%.3f", m.MRR))
-		}
-		rows = append(rows, row)
-	}
-	writeAligned(&b, rows)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// WriteRetrievalMarkdown writes the report as Markdown.
-func WriteRetrievalMarkdown(w io.Writer, rep *RetrievalReport) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Clause search on CUAD\n\n%s.\n\n", retrievalHeadline(rep))
 	if rep.EmbedModel != "" {
-		fmt.Fprintf(&b, "Embedding model `%s`: %d tokens embedded.\n\n", rep.EmbedModel, rep.EmbedUsage.InputTokens)
+		intro.Paras = append(intro.Paras, fmt.Sprintf("Embedding model %s: %d tokens embedded.", rep.EmbedModel, rep.EmbedUsage.InputTokens))
 	}
-	fmt.Fprintf(&b, "Stored in %.1f s, queried in %.1f s.\n\n", rep.StoreSeconds, rep.QuerySeconds)
-	header := func(first string) {
-		fmt.Fprintf(&b, "| %s | queries |", first)
-		for _, m := range rep.Methods {
-			fmt.Fprintf(&b, " %s recall@%d | %s MRR |", m, rep.K, m)
-		}
-		b.WriteString("\n|---|---:|")
-		for range rep.Methods {
-			b.WriteString("---:|---:|")
-		}
-		b.WriteString("\n")
+	intro.Paras = append(intro.Paras, fmt.Sprintf("Stored in %.1f s, queried in %.1f s.", rep.StoreSeconds, rep.QuerySeconds))
+	header := []string{"category", "queries"}
+	for _, m := range rep.Methods {
+		header = append(header, fmt.Sprintf("%s recall@%d", m, rep.K), m+" MRR")
 	}
-	row := func(name string, ms []MethodScore) {
+	row := func(name string, ms []MethodScore) []string {
 		q := 0
 		if len(ms) > 0 {
 			q = ms[0].Queries
 		}
-		fmt.Fprintf(&b, "| %s | %d |", name, q)
+		r := []string{name, fmt.Sprint(q)}
 		for _, m := range ms {
-			fmt.Fprintf(&b, " %.3f | %.3f |", m.Recall, m.MRR)
+			r = append(r, fmt.Sprintf("%.3f", m.Recall), fmt.Sprintf("%.3f", m.MRR))
 		}
-		b.WriteString("\n")
+		return r
 	}
-	header("scope")
-	row("all 41 categories", rep.Overall)
-	row(fmt.Sprintf("without %s", strings.Join(PreambleCategories, ", ")), rep.Clauses)
-	b.WriteString("\n## Per category\n\n")
-	header("category")
+	per := section{Title: "Per category", Header: header}
 	for _, c := range rep.Categories {
-		row(c.Category, c.Methods)
+		per.Rows = append(per.Rows, row(c.Category, c.Methods))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	scope := append([]string{"scope"}, header[1:]...)
+	overall := section{Header: scope, NoText: true, Rows: [][]string{row("all categories", rep.Overall), row("without the preamble categories", rep.Clauses)}}
+	d.Sections = append(d.Sections, intro, overall, per)
+	return d
+}
+
+// WriteRetrievalText writes the report as plain text with aligned tables.
+func WriteRetrievalText(w io.Writer, rep *RetrievalReport) error {
+	return retrievalDocument(rep).writeText(w)
+}
+
+// WriteRetrievalMarkdown writes the report as Markdown.
+func WriteRetrievalMarkdown(w io.Writer, rep *RetrievalReport) error {
+	return retrievalDocument(rep).writeMarkdown(w)
+}
+
+// WriteRetrievalHTML writes the report as a self-contained HTML page.
+func WriteRetrievalHTML(w io.Writer, rep *RetrievalReport) error {
+	return retrievalDocument(rep).writeHTML(w)
 }

@@ -112,6 +112,13 @@ func TestRetrievalBM25(t *testing.T) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
 		}
 	}
+	var page bytes.Buffer
+	if err := WriteRetrievalHTML(&page, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), `<th class="num">bm25 recall@1</th>`) || !strings.Contains(page.String(), "<td>Parties</td>") {
+		t.Errorf("HTML:\n%s", page.String())
+	}
 	if !strings.Contains(txt.String(), "Clause search on 2 CUAD contracts (8 chunks, max 200 bytes), 8 queries: bm25 recall@1") {
 		t.Errorf("text:\n%s", txt.String())
 	}

@@ -220,36 +220,33 @@ func modelSuffix(m string) string {
 	return ", model " + m
 }
 
-// WriteRiskText writes the report as plain text.
-func WriteRiskText(w io.Writer, rep *RiskReport) error {
-	var b strings.Builder
-	for _, l := range riskLines(rep) {
-		b.WriteString(l + "\n")
-	}
-	reasons := func(title string, rs []ReasonCount) {
-		if len(rs) == 0 {
-			return
-		}
-		fmt.Fprintf(&b, "\n%s\n", title)
+// riskDocument lays out the report for every rendering.
+func riskDocument(rep *RiskReport) document {
+	d := document{Title: "Risk review citations", Sections: []section{{Paras: riskLines(rep)}}}
+	reasons := func(title string, rs []ReasonCount) section {
+		sec := section{Title: title, Header: []string{"reason", "count"}}
 		for _, r := range rs {
-			fmt.Fprintf(&b, "  %4d  %s\n", r.Count, r.Reason)
+			sec.Rows = append(sec.Rows, []string{r.Reason, fmt.Sprint(r.Count)})
 		}
+		if len(rs) == 0 {
+			sec.Header, sec.Paras = nil, []string{"None."}
+		}
+		return sec
 	}
-	reasons("Citations removed by the gate, by reason:", rep.GateReasons)
-	reasons("Risk items removed, by reason:", rep.ItemReasons)
-	b.WriteString("\n")
-	rows := [][]string{{"contract", "partial", "proposed", "kept", "removed in review", "removed at gate", "items", "quotes verified", "seconds"}}
+	d.Sections = append(d.Sections, reasons("Citations removed by the final gate", rep.GateReasons), reasons("Risk items removed", rep.ItemReasons))
+	per := section{Title: "Contracts", Header: []string{"contract", "partial", "proposed", "kept", "removed in review", "removed at gate",
+		"items kept", "items removed", "clause quotes verified", "tokens in/out", "seconds", "notices"}}
 	for _, c := range rep.PerContract {
 		if c.Error != "" {
-			rows = append(rows, []string{c.ID, "failed: " + c.Error})
+			per.Rows = append(per.Rows, []string{c.ID, "failed", "", "", "", "", "", "", "", "", fmt.Sprintf("%.1f", c.Seconds), c.Error})
 			continue
 		}
-		rows = append(rows, []string{c.ID, yesNo(c.Partial), fmt.Sprint(c.Proposed), fmt.Sprint(c.Kept), fmt.Sprint(c.RemovedInReview),
-			fmt.Sprint(c.RemovedAtGate), fmt.Sprint(c.ItemsKept), fmt.Sprintf("%d/%d", c.QuotesVerified, c.ItemsKept+c.ItemsRemoved), fmt.Sprintf("%.1f", c.Seconds)})
+		per.Rows = append(per.Rows, []string{c.ID, yesNo(c.Partial), fmt.Sprint(c.Proposed), fmt.Sprint(c.Kept), fmt.Sprint(c.RemovedInReview),
+			fmt.Sprint(c.RemovedAtGate), fmt.Sprint(c.ItemsKept), fmt.Sprint(c.ItemsRemoved), fmt.Sprintf("%d/%d", c.QuotesVerified, c.ItemsKept+c.ItemsRemoved),
+			fmt.Sprintf("%d/%d", c.Usage.InputTokens, c.Usage.OutputTokens), fmt.Sprintf("%.1f", c.Seconds), strings.Join(c.Notices, " ")})
 	}
-	writeAligned(&b, rows)
-	_, err := io.WriteString(w, b.String())
-	return err
+	d.Sections = append(d.Sections, per)
+	return d
 }
 
 func yesNo(v bool) string {
@@ -259,36 +256,17 @@ func yesNo(v bool) string {
 	return "no"
 }
 
+// WriteRiskText writes the report as plain text with aligned tables.
+func WriteRiskText(w io.Writer, rep *RiskReport) error {
+	return riskDocument(rep).writeText(w)
+}
+
 // WriteRiskMarkdown writes the report as Markdown.
 func WriteRiskMarkdown(w io.Writer, rep *RiskReport) error {
-	var b strings.Builder
-	b.WriteString("# Risk review citations\n\n")
-	for _, l := range riskLines(rep) {
-		b.WriteString("- " + l + ".\n")
-	}
-	reasons := func(title string, rs []ReasonCount) {
-		fmt.Fprintf(&b, "\n## %s\n\n", title)
-		if len(rs) == 0 {
-			b.WriteString("None.\n")
-			return
-		}
-		b.WriteString("| reason | count |\n|---|---:|\n")
-		for _, r := range rs {
-			fmt.Fprintf(&b, "| %s | %d |\n", mdCell(r.Reason), r.Count)
-		}
-	}
-	reasons("Citations removed by the final gate", rep.GateReasons)
-	reasons("Risk items removed", rep.ItemReasons)
-	b.WriteString("\n## Contracts\n\n| contract | partial | proposed | kept | removed in review | removed at gate | items kept | items removed | clause quotes verified | tokens in/out | seconds | notices |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
-	for _, c := range rep.PerContract {
-		if c.Error != "" {
-			fmt.Fprintf(&b, "| %s | failed | | | | | | | | | %.1f | %s |\n", mdCell(c.ID), c.Seconds, mdCell(c.Error))
-			continue
-		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d/%d | %.1f | %s |\n", mdCell(c.ID), yesNo(c.Partial), c.Proposed, c.Kept,
-			c.RemovedInReview, c.RemovedAtGate, c.ItemsKept, c.ItemsRemoved, c.QuotesVerified, c.Usage.InputTokens, c.Usage.OutputTokens, c.Seconds, mdCell(strings.Join(c.Notices, " ")))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return riskDocument(rep).writeMarkdown(w)
+}
+
+// WriteRiskHTML writes the report as a self-contained HTML page.
+func WriteRiskHTML(w io.Writer, rep *RiskReport) error {
+	return riskDocument(rep).writeHTML(w)
 }

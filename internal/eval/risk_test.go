@@ -180,6 +180,13 @@ func TestRiskEval(t *testing.T) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
 		}
 	}
+	var page bytes.Buffer
+	if err := WriteRiskHTML(&page, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "<td>its risk item was removed: clause quote does not appear in the contract text</td>") {
+		t.Errorf("HTML:\n%s", page.String())
+	}
 	if !strings.Contains(txt.String(), "1 partial reports, 1 failed") || !strings.Contains(txt.String(), "clause quotes verified at their offsets: 1 (50.0% of the items judged)") {
 		t.Errorf("text:\n%s", txt.String())
 	}
