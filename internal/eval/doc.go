@@ -25,6 +25,19 @@
 // [WriteAnswerReports] writes a JSON file per run, a Markdown summary and a
 // self-contained HTML report.
 //
+// # Extraction, retrieval and risk
+//
+// [ScoreExtraction] compares extracted contracts with CUAD's expert
+// answers ([ReadGold], through the CUAD importer): per-field precision,
+// recall and F1, clause presence per category, and the share of stored
+// values whose evidence quote is at its offsets ([CheckEvidence]).
+// [Retrieval] measures clause search's recall@k and MRR on CUAD's
+// annotated spans, BM25 and hybrid side by side. [RiskEval] runs the risk
+// review on many contracts and counts the citations proposed, kept and
+// removed, and the clause quotes verified. Their reports render as text,
+// Markdown and HTML from one layout (sections.go). docs/EVALUATION.md
+// defines every score.
+//
 // # Reports
 //
 // report.go holds what every evaluation's reports share: [DefaultDir],

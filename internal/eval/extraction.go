@@ -1,6 +1,3 @@
-// Package eval measures ContractGraph's quality with real models: extraction
-// against CUAD's expert annotations, clause-search recall on CUAD's spans,
-// and what the risk review's checks keep and remove.
 package eval
 
 import (
