@@ -193,7 +193,8 @@ install_e5() {
 
 # probe BIN NAME runs BIN on the model and asks for a short chat completion;
 # it fails when the server dies (e.g. SIGILL, "invalid opcode"), does not
-# load the model within 120 s or does not answer within 90 s.
+# load the model within 120 s or does not answer within 90 s (a binary that
+# runs but is pathologically slow).
 probe() {
 	local bin="$1" name="$2" probe_port=$((port + 10)) plog="$root/probe-$2.log" pid t0
 	t0=$(now)
@@ -247,7 +248,7 @@ probe() {
 probe_request() {
 	local filler="" i
 	for i in $(seq 1 25); do filler+="Clause $i: the supplier shall deliver the goods by the agreed date. "; done
-	printf '{"messages":[{"role":"user","content":"%sReply with the word ready."}],"max_tokens":8,"temperature":0}' "$filler"
+	printf '{"messages":[{"role":"user","content":"%sNow count from one to twenty in words."}],"max_tokens":16,"temperature":0}' "$filler"
 }
 
 install_prebuilt() {
@@ -478,7 +479,7 @@ stop() {
 served_model() {
 	local id
 	id=$(curl -fsS -m 5 "http://127.0.0.1:$1/v1/models" 2>/dev/null |
-		sed -n 's/^[^[]*\[[^]]*"id" *: *"\([^"]*\)".*/\1/p' | head -1) || true
+		"$python" -c 'import json, sys; print(json.load(sys.stdin)["data"][0]["id"])' 2>/dev/null) || true
 	echo "${id:-$2}"
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/contractgraph/contractgraph/internal/agent"
+	"github.com/contractgraph/contractgraph/internal/eval"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 	"github.com/contractgraph/contractgraph/internal/ingest"
 	"github.com/contractgraph/contractgraph/internal/risk"
@@ -98,13 +99,33 @@ func getOK(url string) error {
 	return nil
 }
 
-// timed runs one CLI call and logs how long it took.
-func timed(t *testing.T, step string, args ...string) (stdout, stderr string, code int) {
+// timed runs one CLI call in-process, as runContractgraph does, under a
+// deadline, and logs how long it took. A step that runs past its deadline
+// fails the test with its step name instead of hanging the whole run.
+func timed(t *testing.T, step string, limit time.Duration, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	var out bytes.Buffer
+	errFile, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer errFile.Close()
+	root := newRootCmd(newApp(strings.NewReader(""), &out, errFile))
+	root.SetArgs(args)
 	start := time.Now()
-	stdout, stderr, code = runContractgraph(t, "", args...)
-	t.Logf("%s: exit %d in %s", step, code, time.Since(start).Round(100*time.Millisecond))
-	return stdout, stderr, code
+	code = exitCode(root.ExecuteContext(ctx), errFile)
+	elapsed := time.Since(start).Round(100 * time.Millisecond)
+	errBytes, err := os.ReadFile(errFile.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: exit %d in %s", step, code, elapsed)
+	if ctx.Err() != nil {
+		t.Fatalf("%s did not finish within %s (stderr %s)", step, limit, clip(string(errBytes), 2000))
+	}
+	return out.String(), string(errBytes), code
 }
 
 func TestLocalModel(t *testing.T) {
@@ -119,7 +140,7 @@ func TestLocalModel(t *testing.T) {
 
 	// ask: a store imported from the reference extraction, three questions.
 	askDB := filepath.Join(t.TempDir(), "ask.db")
-	out, errOut, code := timed(t, "import contract_data.json", "--db", askDB, "--embed-model=", "--json", "import",
+	out, errOut, code := timed(t, "import contract_data.json", time.Minute, "--db", askDB, "--embed-model=", "--json", "import",
 		filepath.Join(shared, "data", "legal-tech-chat", "contract_data.json"))
 	var imp importSummary
 	if code != 0 || json.Unmarshal([]byte(out), &imp) != nil || imp.Imported == 0 {
@@ -127,7 +148,7 @@ func TestLocalModel(t *testing.T) {
 	}
 	for i, q := range localModelQuestions {
 		t.Run(fmt.Sprintf("ask %d", i+1), func(t *testing.T) {
-			out, errOut, code := timed(t, "ask "+q, "--db", askDB, "--model", lm.model, "--embed-model=", "ask", "--json", q)
+			out, errOut, code := timed(t, "ask "+q, 5*time.Minute, "--db", askDB, "--model", lm.model, "--embed-model=", "ask", "--json", q)
 			if code != 0 {
 				t.Fatalf("ask %q: exit %d\nstdout %s\nstderr %s", q, code, out, errOut)
 			}
@@ -147,14 +168,14 @@ func TestLocalModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := filepath.Join(t.TempDir(), "ingest.db")
-	out, errOut, code = timed(t, "statutes import usc09.xml", "--db", db, "--embed-model", lm.embedModel, "--json", "statutes", "import",
+	out, errOut, code = timed(t, "statutes import usc09.xml", 3*time.Minute, "--db", db, "--embed-model", lm.embedModel, "--json", "statutes", "import",
 		filepath.Join(shared, "data", "statutes", "uscode", "usc09.xml"))
 	if code != 0 {
 		t.Fatalf("statutes import: exit %d, stdout %s, stderr %s", code, out, errOut)
 	}
 	var id string
 	t.Run("ingest", func(t *testing.T) {
-		out, errOut, code := timed(t, "ingest", "--db", db, "--model", lm.model, "--embed-model", lm.embedModel, "--json",
+		out, errOut, code := timed(t, "ingest", 8*time.Minute, "--db", db, "--model", lm.model, "--embed-model", lm.embedModel, "--json",
 			"ingest", "--concurrency", "1", dir)
 		var sum ingest.Summary
 		if err := json.Unmarshal([]byte(out), &sum); err != nil {
@@ -173,7 +194,7 @@ func TestLocalModel(t *testing.T) {
 			t.Fatal("no contract: ingest failed")
 		}
 		report := filepath.Join(t.TempDir(), "report.json")
-		_, errOut, code := timed(t, "risk", "--db", db, "--model", lm.model, "--embed-model", lm.embedModel,
+		_, errOut, code := timed(t, "risk", 8*time.Minute, "--db", db, "--model", lm.model, "--embed-model", lm.embedModel,
 			"risk", id, "--jurisdiction", "us", "--max-iterations", "1", "-o", report)
 		// A partial report (the model failed or did not converge) exits 1
 		// and is still written; anything else is a failure.
@@ -183,11 +204,57 @@ func TestLocalModel(t *testing.T) {
 		checkRiskReport(t, report, id, string(text), code)
 	})
 	t.Run("eval answers", func(t *testing.T) {
-		// TODO(issue 10): run `contractgraph eval answers` on 2–3 dev
-		// questions and check that it writes its JSON, Markdown and HTML
-		// reports, once cmd/contractgraph/eval_answers.go exists.
-		t.Skip("TODO: `contractgraph eval answers` is not written yet")
+		dir := filepath.Join(t.TempDir(), "eval")
+		_, errOut, code := timed(t, "eval answers", 8*time.Minute, "--db", askDB, "--embed-model=", "eval", "answers",
+			"--questions", filepath.Join(shared, "questions", "dev_questions.jsonl"), "--limit", "2", "--model", lm.model, "-o", dir)
+		if code != 0 {
+			t.Fatalf("eval answers: exit %d (no --min-score, so only a failure to run may fail it), stderr %s", code, errOut)
+		}
+		checkEvalReports(t, dir, lm.model, 2)
 	})
+}
+
+// checkEvalReports checks what `eval answers` wrote into dir: one JSON run
+// for model with n scored questions, and the Markdown and HTML reports
+// naming the model and every question.
+func checkEvalReports(t *testing.T, dir, model string, n int) {
+	t.Helper()
+	runs, _ := filepath.Glob(filepath.Join(dir, "answers-*.json"))
+	if len(runs) != 1 {
+		t.Fatalf("eval wrote %d run files in %s, want 1", len(runs), dir)
+	}
+	b, err := os.ReadFile(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run eval.Run
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatalf("%s: %v", runs[0], err)
+	}
+	if run.Model != model || run.Summary.Questions != n || len(run.Results) != n || run.Temperature != 0 {
+		t.Errorf("run of %s: model %q, %d questions, %d results, temperature %g; want %s, %d, %d, 0",
+			runs[0], run.Model, run.Summary.Questions, len(run.Results), run.Temperature, model, n, n)
+	}
+	for _, name := range []string{"answers.md", "answers.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("eval wrote no %s: %v", name, err)
+			continue
+		}
+		want := []string{strings.TrimPrefix(model, "openai:")}
+		for _, r := range run.Results {
+			want = append(want, r.ID)
+		}
+		for _, w := range want {
+			if !strings.Contains(string(b), w) {
+				t.Errorf("%s does not mention %q", name, w)
+			}
+		}
+	}
+	for _, r := range run.Results {
+		t.Logf("eval %s: pass %v, %d model calls, %d ms, tools %d, answer %q, error %q", r.ID, r.Pass, r.ModelCalls, r.DurationMS, len(r.Calls), clip(r.Answer, 200), r.Error)
+	}
+	t.Logf("eval: score %.2f (%d of %d passed)", run.Summary.Score, run.Summary.Passed, run.Summary.Questions)
 }
 
 // checkAskEvents checks the JSON events of one ask run: each line is an
