@@ -364,3 +364,27 @@ func TestRepeatedPassageDroppedFromClauseReply(t *testing.T) {
 		t.Errorf("warnings = %q", res.Warnings)
 	}
 }
+
+func TestSmallModelSlipsNeedNoRepair(t *testing.T) {
+	// What Qwen2.5-Coder-1.5B wrote for a CUAD contract: a US state as the
+	// country, and the clause list filled to its cap with empty passages.
+	x := good()
+	x.Parties[1].Location = extract.PartyLocation{City: "Orlando", Country: "FL"}
+	for _, c := range contract.ClauseCategories[10:16] {
+		x.Clauses = append(x.Clauses, extract.ClauseValue{ClauseType: c.Name, Text: "", Summary: ""})
+	}
+	srv := extracttest.NewServer(t, func(int, extracttest.Request) extracttest.Reply { return extracttest.JSON(x, 10, 10) })
+	res, err := newExtractor(t, srv.Model(t), extract.Options{}).Extract(context.Background(), "s", supplyText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Calls != 1 || len(res.Warnings) != 0 {
+		t.Errorf("calls %d warnings %q; want no repair round and no warnings", res.Calls, res.Warnings)
+	}
+	if l := res.Contract.Parties[1].Location; l == nil || l.Country != "US" || l.State != "FL" || l.City != "Orlando" {
+		t.Errorf("location = %+v, want US / FL", l)
+	}
+	if len(res.Contract.Clauses) != 2 {
+		t.Errorf("clauses = %+v, want the two with passages", res.Contract.Clauses)
+	}
+}

@@ -202,6 +202,10 @@ func (b *builder) party(i int, p Party) (contract.PartyRole, bool) {
 	if c := strings.TrimSpace(l.Country); c != "" {
 		if code, ok := contract.NormalizeCountry(c); ok {
 			loc.Country = code
+		} else if _, ok := contract.NormalizeUSState(c); ok && strings.TrimSpace(l.State) == "" {
+			// Small models put a US state in the country field ("FL").
+			loc.Country = "US"
+			l.State = c
 		} else {
 			b.problem(field+".location.country", fmt.Errorf("unknown country %q", c))
 		}
@@ -227,14 +231,15 @@ func (b *builder) party(i int, p Party) (contract.PartyRole, bool) {
 
 func (b *builder) clause(i int, cv ClauseValue) (contract.Clause, bool) {
 	field := fmt.Sprintf("clauses[%d]", i)
+	text := strings.TrimSpace(cv.Text)
+	if text == "" {
+		// A category listed without a passage (small models fill the list
+		// up to its cap this way) states nothing: not a problem to repair.
+		return contract.Clause{}, false
+	}
 	typ, group, err := contract.ParseClauseType(cv.ClauseType)
 	if err != nil {
 		b.problem(field+".clause_type", err)
-		return contract.Clause{}, false
-	}
-	text := strings.TrimSpace(cv.Text)
-	if text == "" {
-		b.problem(field+".text", fmt.Errorf("empty clause text"))
 		return contract.Clause{}, false
 	}
 	cl := contract.Clause{Type: typ, Group: group, Summary: strings.TrimSpace(cv.Summary), Text: text}
