@@ -65,3 +65,21 @@ func TestComposeAnswer(t *testing.T) {
 		}
 	}
 }
+
+func TestHasAnswerTextIgnoresMarkup(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"<tools>\n  \n</tools>", false},
+		{"<|im_end|>", false},
+		{"<tool_response></tool_response>\nSources: none", false},
+		{"Sources: X_01_01_2000-EX-1", false},
+		{"There is <b>1</b> contract.", true},
+		{"1 contract (a < b).", true},
+	} {
+		if got := hasAnswerText(tt.text); got != tt.want {
+			t.Errorf("hasAnswerText(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -73,7 +74,13 @@ func mayBeSourcesLine(line string) bool {
 
 // hasAnswerText reports whether text, without its Sources line, says
 // anything: a letter or a digit.
+// markupTag matches an XML-style or chat-template tag with no attributes.
+var markupTag = regexp.MustCompile(`<\|[^|<>]{0,40}\|>|</?[A-Za-z_][A-Za-z0-9_:-]{0,40}/?>`)
+
 func hasAnswerText(text string) bool {
 	body, _, _ := splitSources(text)
+	// Chat-template markup a small model echoes ("<tools></tools>",
+	// "<|im_end|>") is not an answer.
+	body = markupTag.ReplaceAllString(body, "")
 	return strings.IndexFunc(body, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
