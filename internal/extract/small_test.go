@@ -369,7 +369,9 @@ func TestSmallModelSlipsNeedNoRepair(t *testing.T) {
 	// What Qwen2.5-Coder-1.5B wrote for a CUAD contract: a US state as the
 	// country, and the clause list filled to its cap with empty passages.
 	x := good()
-	x.Parties[1].Location = extract.PartyLocation{City: "Orlando", Country: "FL"}
+	x.Parties[0].Location = extract.PartyLocation{City: "Orlando", Country: "FL"}
+	x.Parties[1].Location = extract.PartyLocation{City: "Miami", State: "FL", Country: "FL"}
+	x.GoverningLaw = extract.GoverningLaw{Country: "FLorida", State: "FL", Evidence: "This Agreement shall be governed by the laws of the State of New York."}
 	for _, c := range contract.ClauseCategories[10:16] {
 		x.Clauses = append(x.Clauses, extract.ClauseValue{ClauseType: c.Name, Text: "", Summary: ""})
 	}
@@ -381,8 +383,13 @@ func TestSmallModelSlipsNeedNoRepair(t *testing.T) {
 	if res.Calls != 1 || len(res.Warnings) != 0 {
 		t.Errorf("calls %d warnings %q; want no repair round and no warnings", res.Calls, res.Warnings)
 	}
-	if l := res.Contract.Parties[1].Location; l == nil || l.Country != "US" || l.State != "FL" || l.City != "Orlando" {
-		t.Errorf("location = %+v, want US / FL", l)
+	for _, p := range res.Contract.Parties {
+		if l := p.Location; l == nil || l.Country != "US" || l.State != "FL" || l.City == "" {
+			t.Errorf("%s location = %+v, want US / FL", p.Name, l)
+		}
+	}
+	if g := res.Contract.GoverningLaw; g == nil || g.Country != "US" || g.State != "FL" {
+		t.Errorf("governing law = %+v, want US / FL", g)
 	}
 	if len(res.Contract.Clauses) != 2 {
 		t.Errorf("clauses = %+v, want the two with passages", res.Contract.Clauses)

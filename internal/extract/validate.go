@@ -160,6 +160,9 @@ func (b *builder) governingLaw(g GoverningLaw) *contract.Location {
 	loc := &contract.Location{}
 	if country != "" {
 		code, ok := contract.NormalizeCountry(country)
+		if st, isState := stateAsCountry(country, state); !ok && isState {
+			code, ok, state = "US", true, st
+		}
 		if !ok {
 			b.problem("governing_law.country", fmt.Errorf("unknown country %q", country))
 			return nil
@@ -202,10 +205,9 @@ func (b *builder) party(i int, p Party) (contract.PartyRole, bool) {
 	if c := strings.TrimSpace(l.Country); c != "" {
 		if code, ok := contract.NormalizeCountry(c); ok {
 			loc.Country = code
-		} else if _, ok := contract.NormalizeUSState(c); ok && strings.TrimSpace(l.State) == "" {
-			// Small models put a US state in the country field ("FL").
+		} else if st, ok := stateAsCountry(c, l.State); ok {
 			loc.Country = "US"
-			l.State = c
+			l.State = st
 		} else {
 			b.problem(field+".location.country", fmt.Errorf("unknown country %q", c))
 		}
@@ -248,6 +250,21 @@ func (b *builder) clause(i int, cv ClauseValue) (contract.Clause, bool) {
 		cl.Text = b.text[m.Start:m.End]
 	}
 	return cl, true
+}
+
+// stateAsCountry reads a US state written in the country field, as small
+// models do ("FL", "Florida"), when the state field is empty or names the
+// same state; it returns the state's code.
+func stateAsCountry(country, state string) (string, bool) {
+	c, ok := contract.NormalizeUSState(country)
+	if !ok {
+		return "", false
+	}
+	if strings.TrimSpace(state) == "" {
+		return c, true
+	}
+	s, ok := contract.NormalizeUSState(state)
+	return c, ok && s == c
 }
 
 // parseAmount reads a plain number, tolerating thousands separators,
