@@ -481,3 +481,15 @@ func TestWireSchemaKeepsPropertyOrder(t *testing.T) {
 		t.Error("a schema that is not an object must fail")
 	}
 }
+
+func TestWireSchemaUnescapesHTML(t *testing.T) {
+	raw, _ := json.Marshal(map[string]any{"properties": map[string]any{"limit": map[string]any{"description": `<= 50 & > 0, not \u003c`}}})
+	m, err := llm.WireSchema(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(m["properties"].(json.RawMessage))
+	if want := `{"limit":{"description":"<= 50 & > 0, not \\u003c"}}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 )
@@ -158,7 +159,40 @@ func WireSchema(raw json.RawMessage) (map[string]any, error) {
 	}
 	out := make(map[string]any, len(top))
 	for k, v := range top {
-		out[k] = v
+		out[k] = json.RawMessage(unescapeHTML(v))
 	}
 	return out, nil
+}
+
+// unescapeHTML turns the \u003c, \u003e and \u0026 escapes encoding/json
+// writes for <, > and & back into the characters: the same JSON, in fewer
+// bytes and tokens for the model to read. An escape preceded by an escaped
+// backslash (\\u003c) is text and stays.
+func unescapeHTML(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\\' && i+1 < len(b) {
+			if b[i+1] == 'u' && i+5 < len(b) {
+				switch string(b[i+2 : i+6]) {
+				case "003c", "003C":
+					out, i = append(out, '<'), i+5
+					continue
+				case "003e", "003E":
+					out, i = append(out, '>'), i+5
+					continue
+				case "0026":
+					out, i = append(out, '&'), i+5
+					continue
+				}
+			}
+			// Any other escape, \\ included, is copied whole.
+			out, i = append(out, b[i], b[i+1]), i+1
+			continue
+		}
+		out = append(out, b[i])
+	}
+	return out
 }
