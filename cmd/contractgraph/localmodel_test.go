@@ -161,7 +161,7 @@ func TestLocalModel(t *testing.T) {
 	}
 	for i, q := range localModelQuestions {
 		t.Run(fmt.Sprintf("ask %d", i+1), func(t *testing.T) {
-			out, errOut, code := timed(t, "ask "+q, 5*time.Minute, "--db", askDB, "--model", lm.model, "--embed-model=", "ask", "--json", q)
+			out, errOut, code := timed(t, "ask "+q, 8*time.Minute, "--db", askDB, "--model", lm.model, "--embed-model=", "ask", "--json", q)
 			if code != 0 {
 				t.Fatalf("ask %q: exit %d\nstdout %s\nstderr %s", q, code, out, errOut)
 			}
@@ -188,7 +188,7 @@ func TestLocalModel(t *testing.T) {
 	}
 	var id string
 	t.Run("ingest", func(t *testing.T) {
-		out, errOut, code := timed(t, "ingest", 8*time.Minute, "--db", db, "--model", lm.model, "--embed-model", lm.embedModel, "--json",
+		out, errOut, code := timed(t, "ingest", 15*time.Minute, "--db", db, "--model", lm.model, "--embed-model", lm.embedModel, "--json",
 			"ingest", "--concurrency", "1", dir)
 		var sum ingest.Summary
 		if err := json.Unmarshal([]byte(out), &sum); err != nil {
@@ -207,7 +207,7 @@ func TestLocalModel(t *testing.T) {
 			t.Fatal("no contract: ingest failed")
 		}
 		report := filepath.Join(t.TempDir(), "report.json")
-		_, errOut, code := timed(t, "risk", 8*time.Minute, "--db", db, "--model", lm.model, "--embed-model", lm.embedModel,
+		_, errOut, code := timed(t, "risk", 12*time.Minute, "--db", db, "--model", lm.model, "--embed-model", lm.embedModel,
 			"risk", id, "--jurisdiction", "us", "--max-iterations", "1", "-o", report)
 		// A partial report (the model failed or did not converge) exits 1
 		// and is still written; anything else is a failure.
@@ -218,7 +218,7 @@ func TestLocalModel(t *testing.T) {
 	})
 	t.Run("eval answers", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "eval")
-		_, errOut, code := timed(t, "eval answers", 8*time.Minute, "--db", askDB, "--embed-model=", "eval", "answers",
+		_, errOut, code := timed(t, "eval answers", 10*time.Minute, "--db", askDB, "--embed-model=", "eval", "answers",
 			"--questions", filepath.Join(shared, "questions", "dev_questions.jsonl"), "--limit", "2", "--model", lm.model, "-o", dir)
 		if code != 0 {
 			t.Fatalf("eval answers: exit %d (no --min-score, so only a failure to run may fail it), stderr %s", code, errOut)
