@@ -32,6 +32,8 @@
 #   LOCAL_MODEL_THREADS               CPU threads per server (default 2)
 #   LOCAL_MODEL_CTX                   context window in tokens (default 32768)
 #   LOCAL_MODEL_CACHE_RAM             llama-server prompt cache cap in MiB (default 1024; its own default is 8192)
+#   LOCAL_MODEL_MAX_TOKENS            most tokens one reply may generate (default 4096; a small model
+#                                     can repeat itself until the context is full)
 #   LOCAL_MODEL_START_TIMEOUT         seconds to wait for each server's health (default 300)
 #   LOCAL_MODEL_BUILD                 auto (default: build when the prebuilt fails), always, never
 #   LOCAL_MODEL_BUILD_JOBS            parallel compile jobs (default: number of CPUs)
@@ -60,6 +62,7 @@ embed_port="${LOCAL_MODEL_EMBED_PORT:-18081}"
 threads="${LOCAL_MODEL_THREADS:-2}"
 ctx="${LOCAL_MODEL_CTX:-32768}"
 cache_ram="${LOCAL_MODEL_CACHE_RAM:-1024}"
+max_tokens="${LOCAL_MODEL_MAX_TOKENS:-4096}"
 start_timeout="${LOCAL_MODEL_START_TIMEOUT:-300}"
 build_mode="${LOCAL_MODEL_BUILD:-auto}"
 build_jobs="${LOCAL_MODEL_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}"
@@ -431,10 +434,10 @@ start() {
 		log "llama-server: already running (pid $pid) on port $port"
 	else
 		port_open "$port" && die "port $port is in use; set LOCAL_MODEL_PORT"
-		log "llama-server: starting $model_alias on 127.0.0.1:$port (ctx $ctx, $threads threads, prompt cache ${cache_ram} MiB)"
+		log "llama-server: starting $model_alias on 127.0.0.1:$port (ctx $ctx, $threads threads, prompt cache ${cache_ram} MiB, replies up to $max_tokens tokens)"
 		env LD_LIBRARY_PATH="$(dirname "$bin")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 			nohup "$bin" -m "$model" --alias "$model_alias" --host 127.0.0.1 --port "$port" \
-			-t "$threads" -c "$ctx" -np 1 --jinja --cache-ram "$cache_ram" --no-webui \
+			-t "$threads" -c "$ctx" -np 1 --jinja --cache-ram "$cache_ram" -n "$max_tokens" --no-webui \
 			>"$state/llama-server.log" 2>&1 </dev/null &
 		echo $! >"$state/llama-server.pid"
 	fi
