@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/contractgraph/contractgraph/internal/llm"
 )
 
 // Small local models often write their tool calls into the reply text
@@ -251,23 +253,13 @@ func blockEnd(s string, kind int) (end int, inner string, closed bool) {
 // with, or 0 when it does not close. Brackets inside strings do not count.
 func balanced(s string) int {
 	depth := 0
-	inString, escaped := false, false
+	var str llm.JSONStrings
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
+		if str.Step(c) {
 			continue
 		}
 		switch c {
-		case '"':
-			inString = true
 		case '{', '[':
 			depth++
 		case '}', ']':
@@ -446,23 +438,12 @@ func normalizeArgs(args json.RawMessage) json.RawMessage {
 // slip small models make most, ignoring commas inside strings.
 func repairJSON(b []byte) []byte {
 	out := make([]byte, 0, len(b))
-	inString, escaped := false, false
+	var str llm.JSONStrings
 	for i := 0; i < len(b); i++ {
 		c := b[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
+		if str.Step(c) {
 			out = append(out, c)
 			continue
-		}
-		if c == '"' {
-			inString = true
 		}
 		if c == ',' {
 			j := skipSpace(string(b), i+1)

@@ -3,6 +3,8 @@ package extract
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/contractgraph/contractgraph/internal/llm"
 )
 
 // salvageJSON turns a JSON object cut off mid-way (a reply that hit its
@@ -36,10 +38,9 @@ func salvageJSON(text string) (string, bool) {
 		closers string
 	}
 	var (
-		stack    []byte
-		cuts     []cut
-		inString bool
-		escaped  bool
+		stack []byte
+		cuts  []cut
+		str   llm.JSONStrings
 	)
 	closers := func() string {
 		b := make([]byte, 0, len(stack))
@@ -54,20 +55,10 @@ func salvageJSON(text string) (string, bool) {
 	}
 	for i := 0; i < len(body); i++ {
 		c := body[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
+		if str.Step(c) {
 			continue
 		}
 		switch c {
-		case '"':
-			inString = true
 		case '{', '[':
 			stack = append(stack, c)
 			cuts = append(cuts, cut{at: i + 1, closers: closers()})
