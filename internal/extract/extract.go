@@ -212,7 +212,7 @@ type reply struct {
 // truncated reports whether the reply stopped at its token limit.
 func (r reply) truncated(err error) bool {
 	switch strings.ToLower(r.finish) {
-	case "length", "max_tokens":
+	case "length", "max_tokens", llm.FinishRepetition:
 		return true
 	}
 	return err != nil && strings.Contains(err.Error(), "unexpected end of JSON input")
@@ -225,7 +225,19 @@ type call struct {
 	msgs        []llm.Message
 	optional    bool // subject to the budget: a repair or a follow-up call
 	part, parts int
+	maxTokens   int // the reply limit; see replyLimit
 }
+
+// replyLimit bounds the reply for a part of partBytes: MaxOutputTokens, but
+// no more than a reply quoting the part a few times over needs (at least
+// minReplyTokens). A looping small model then stops at that limit instead
+// of generating thousands of tokens, minutes on a CPU, for a short letter.
+func (d *doc) replyLimit(part string) int {
+	return min(d.e.opts.MaxOutputTokens, max(minReplyTokens, 1024+3*EstimateTokens(part)))
+}
+
+// minReplyTokens is the smallest reply limit replyLimit sets.
+const minReplyTokens = 2048
 
 // errBudget marks an optional call the budget stopped.
 var errBudget = errors.New("budget spent")
@@ -241,6 +253,9 @@ func (d *doc) run(ctx context.Context, c call) (reply, error) {
 		Temperature:    &temp,
 		Seed:           d.e.opts.Seed,
 		MaxTokens:      d.e.opts.MaxOutputTokens,
+	}
+	if c.maxTokens > 0 {
+		req.MaxTokens = min(req.MaxTokens, c.maxTokens)
 	}
 	callCtx := ctx
 	if c.optional {
@@ -303,7 +318,7 @@ func (d *doc) part(ctx context.Context, text string, n, total int) (*Extraction,
 		where = fmt.Sprintf("part %d of %d", n, total)
 	}
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}}
-	c := call{step: step, schema: schema, msgs: msgs, part: n, parts: total}
+	c := call{step: step, schema: schema, msgs: msgs, part: n, parts: total, maxTokens: d.replyLimit(text)}
 
 	r, err := d.run(ctx, c)
 	if err != nil {
@@ -316,10 +331,14 @@ func (d *doc) part(ctx context.Context, text string, n, total int) (*Extraction,
 	case err == nil:
 	case !errors.As(err, &perr):
 		return nil, err
-	case !separate && r.truncated(err):
-		// Cut off in the clause list: keep the facts, ask for the clauses.
+	case r.truncated(err):
+		// Cut off (at the token limit, or stopped looping) in the clause
+		// list: keep the facts, ask for the clauses.
 		if fx, facts, ok := d.salvage(r.text); ok {
-			d.log.Info("extraction reply cut off at its token limit; asking for the clauses on their own", "part", n)
+			d.log.Info("extraction reply cut off; asking for the clauses on their own", "part", n, "finish", r.finish)
+			if r.finish == llm.FinishRepetition {
+				d.warn(where, "the reply started repeating itself and was stopped; kept what came before")
+			}
 			x, err, needClauses = fx, nil, true
 			// A repair round below is about the facts only.
 			schema, r.text = d.e.schemas.facts, facts
@@ -399,7 +418,7 @@ func (d *doc) clauses(ctx context.Context, x *Extraction, system string, data pr
 		return
 	}
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}}
-	c := call{step: "clauses", schema: d.e.schemas.clauses, msgs: msgs, part: data.Part, parts: data.Parts,
+	c := call{step: "clauses", schema: d.e.schemas.clauses, msgs: msgs, part: data.Part, parts: data.Parts, maxTokens: d.replyLimit(data.Text),
 		// In two-call mode the clause call is as much part of the work
 		// as the facts call, but a budget still stops it: the facts are
 		// worth keeping without clauses.
@@ -412,7 +431,11 @@ func (d *doc) clauses(ctx context.Context, x *Extraction, system string, data pr
 	}
 	if errors.As(err, &perr) && r.truncated(err) {
 		if salvaged, ok := d.salvageClauses(r.text); ok {
-			d.warn(where, "clause list cut off at the %d-token reply limit; kept the %d complete clauses", d.e.opts.MaxOutputTokens, len(salvaged))
+			why := fmt.Sprintf("cut off at the %d-token reply limit", c.maxTokens)
+			if r.finish == llm.FinishRepetition {
+				why = "stopped when it started repeating itself"
+			}
+			d.warn(where, "clause list %s; kept the %d complete clauses", why, len(salvaged))
 			cr, err = clauseReply{Clauses: salvaged}, nil
 		}
 	}

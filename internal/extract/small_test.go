@@ -395,3 +395,42 @@ func TestSmallModelSlipsNeedNoRepair(t *testing.T) {
 		t.Errorf("clauses = %+v, want the two with passages", res.Contract.Clauses)
 	}
 }
+
+// TestLoopingReplyIsStopped: a small model that writes one clause again and
+// again is stopped once its reply repeats; the facts before the loop are
+// kept and the clauses are asked for on their own. Each reply is also
+// limited by the length of the text, not only by MaxOutputTokens.
+func TestLoopingReplyIsStopped(t *testing.T) {
+	x := good()
+	x.Clauses = nil
+	facts := extracttest.JSON(x, 0, 0).Content
+	item := `{"clause_type": "Governing Law", "text": "This Agreement shall be governed by the laws of the State of New York.", "summary": "New York law."}, `
+	looping := strings.TrimSuffix(strings.TrimSpace(facts), "}") + `, "clauses": [` + strings.Repeat(item, 200)
+	srv := extracttest.NewServer(t, func(n int, req extracttest.Request) extracttest.Reply {
+		if n == 0 {
+			return extracttest.Reply{Content: looping, FinishReason: "length"}
+		}
+		return clausesJSON(good().Clauses, 10, 10)
+	})
+	res, err := newExtractor(t, srv.Model(t), extract.Options{}).Extract(context.Background(), "supply-1", supplyText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || schemaName(reqs[1]) != "contract_clauses" {
+		t.Fatalf("%d requests; want the full extraction, then the clauses alone", len(reqs))
+	}
+	limit := max(2048, 1024+3*extract.EstimateTokens(supplyText))
+	for i, r := range reqs {
+		if r.MaxTokens != limit {
+			t.Errorf("request %d: max_completion_tokens %d, want %d for a text of %d bytes", i, r.MaxTokens, limit, len(supplyText))
+		}
+	}
+	c := res.Contract
+	if c.EffectiveDate != "2019-03-01" || len(c.Parties) != 2 || len(c.Clauses) != 2 {
+		t.Errorf("date %q, %d parties, clauses %+v; want the facts of the looping reply and the clauses of the second", c.EffectiveDate, len(c.Parties), c.Clauses)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "repeating itself") {
+		t.Errorf("warnings = %q, want one saying the reply was stopped", res.Warnings)
+	}
+}

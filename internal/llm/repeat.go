@@ -1,0 +1,86 @@
+package llm
+
+import "bytes"
+
+// A small model decoding greedily (temperature 0) can fall into a loop:
+// the same clause, party or line written again and again until the reply
+// limit, which on a CPU costs minutes and yields nothing. At temperature 0
+// such a loop is exact, so it shows as a reply whose tail is periodic.
+// Complete stops a streamed reply whose tail repeats and returns the text
+// up to the first repetition with FinishReason FinishRepetition, which
+// callers treat like a reply cut off at its token limit.
+
+// FinishRepetition is the FinishReason of a reply Complete stopped because
+// it repeated itself.
+const FinishRepetition = "repetition"
+
+const (
+	// loopCheckEvery is how many new bytes arrive between checks.
+	loopCheckEvery = 256
+	// loopMinRun is the length a periodic tail must reach to count as a
+	// loop: long enough that no answer repeats itself that much by accident.
+	loopMinRun = 768
+	// loopMinRunShort is the run required of a unit shorter than
+	// loopShortUnit (a row of underscores in a quoted signature line).
+	loopMinRunShort = 2048
+	loopShortUnit   = 16
+	// loopMinCopies of the unit must follow each other.
+	loopMinCopies = 3
+	// loopMaxUnit bounds the unit looked for.
+	loopMaxUnit = 4096
+)
+
+// loopGuard watches a reply as it streams in.
+type loopGuard struct {
+	buf     []byte
+	checked int
+}
+
+// add appends text and reports whether the reply now ends in a loop, and
+// where the text should be cut to keep one copy of the repeated unit.
+func (g *loopGuard) add(text string) (cut int, looping bool) {
+	g.buf = append(g.buf, text...)
+	if len(g.buf)-g.checked < loopCheckEvery {
+		return 0, false
+	}
+	g.checked = len(g.buf)
+	return repeatingTail(g.buf)
+}
+
+// repeatingTail reports whether b ends in at least loopMinCopies copies of
+// one unit spanning the minimum run, and the length of b without all but
+// the first of those copies (the unit taken from where the repetition
+// began, so its phase may differ from the item the model repeats).
+func repeatingTail(b []byte) (cut int, ok bool) {
+	n := len(b)
+	for unit := 1; unit <= loopMaxUnit && loopMinCopies*unit <= n; unit++ {
+		run := max(loopMinCopies*unit, loopMinRun)
+		if run > n || !periodic(b[n-run:], unit) {
+			continue
+		}
+		// The smallest unit found is the primitive one (any period of the
+		// tail that is shorter would have matched first, unless its run
+		// was too short). A short unit needs the longer run.
+		start := n - run
+		for start > 0 && b[start-1] == b[start-1+unit] {
+			start--
+		}
+		p := unit
+		for q := 1; q < unit; q++ {
+			if unit%q == 0 && periodic(b[start:], q) {
+				p = q
+				break
+			}
+		}
+		if p < loopShortUnit && n-start < loopMinRunShort {
+			return 0, false
+		}
+		return start + p, true
+	}
+	return 0, false
+}
+
+// periodic reports whether s equals itself shifted by unit bytes.
+func periodic(s []byte, unit int) bool {
+	return unit < len(s) && bytes.Equal(s[unit:], s[:len(s)-unit])
+}
