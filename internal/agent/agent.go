@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -270,6 +272,10 @@ func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, stri
 				for _, c := range calls {
 					msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{Name: c.Name, Arguments: c.Arguments})
 				}
+			} else if c, ok := argsOnlyCall(msg.Content, r.defs); ok && !r.ran(c.Name, c.Arguments) {
+				r.log.Debug("tool arguments written as text", "step", step, "tool", c.Name, "text", msg.Content)
+				fromText = true
+				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{Name: c.Name, Arguments: c.Arguments})
 			}
 		}
 		for i := range msg.ToolCalls {
@@ -312,6 +318,24 @@ func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, stri
 }
 
 func (r *run) isTool(name string) bool { return r.known[name] }
+
+// ran reports whether this run already made the call (name and the same
+// arguments, as the calls list records them).
+func (r *run) ran(name string, args []byte) bool {
+	want := name + " " + compactJSON(normalizeArgs(args))
+	return slices.ContainsFunc(r.calls, func(c string) bool {
+		n, a, _ := strings.Cut(c, " ")
+		return n+" "+compactJSON([]byte(a)) == want
+	})
+}
+
+func compactJSON(b []byte) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) != nil {
+		return string(b)
+	}
+	return buf.String()
+}
 
 // generate runs one model call, streaming its text as token events when
 // the run streams. Text that may be a tool call written as text, or a

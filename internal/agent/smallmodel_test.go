@@ -316,3 +316,58 @@ func TestNoStreamCoversCriticCalls(t *testing.T) {
 		t.Errorf("%d streamed calls with NoStream; servers that stream badly must not be streamed to", m.streams)
 	}
 }
+
+// TestArgumentsOnlyWrittenAsText: the model names one tool in prose and
+// writes only its arguments in a fence; the agent runs that call. Replies
+// naming two tools, with keys the tool lacks, or quoting a call already run
+// stay text.
+func TestArgumentsOnlyWrittenAsText(t *testing.T) {
+	argsReply := "I'll use the `contract_search` tool:\n```json\n{\"contract_type\": \"Distributor\"}\n```"
+	final := "There is one Distributor contract, c03.\nSources: c03"
+	tests := []struct {
+		name    string
+		replies []llmtest.Step
+		calls   []string // tool calls run, as name+arguments
+		answer  string
+	}{
+		{"named tool, arguments in a fence",
+			[]llmtest.Step{llmtest.Text(argsReply), llmtest.Text(final)},
+			[]string{`contract_search {"contract_type":"Distributor"}`}, "There is one Distributor contract, c03."},
+		{"two tools named",
+			[]llmtest.Step{llmtest.Text("Either `contract_search` or `party_search`:\n```json\n{\"contract_type\": \"Distributor\"}\n```")},
+			nil, ""},
+		{"a key the tool does not have",
+			[]llmtest.Step{llmtest.Text("Using contract_search:\n```json\n{\"kind\": \"Distributor\"}\n```")},
+			nil, ""},
+		{"the name only inside a longer word",
+			[]llmtest.Step{llmtest.Text("Using my_contract_search_v2:\n```json\n{\"contract_type\": \"Distributor\"}\n```")},
+			nil, ""},
+		{"quoting the call already run",
+			[]llmtest.Step{llmtest.Text(argsReply), llmtest.Text("contract_search with {\"contract_type\": \"Distributor\"} found c03.\nSources: c03")},
+			[]string{`contract_search {"contract_type":"Distributor"}`}, `contract_search with {"contract_type": "Distributor"} found c03.`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set := toolSet(t)
+			s := llmtest.NewScripted(tt.replies...)
+			var rec recorder
+			ans, err := newAgent(s, set).Run(context.Background(), nil, "How many distributor agreements?", rec.emit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range rec.ofType(agent.EventToolCall) {
+				if !e.ToolCall.FromText {
+					t.Errorf("call %s not marked as written in text", e.ToolCall.Name)
+				}
+				got = append(got, e.ToolCall.Name+" "+string(e.ToolCall.Arguments))
+			}
+			if !slices.Equal(got, tt.calls) {
+				t.Errorf("calls run = %q, want %q", got, tt.calls)
+			}
+			if tt.answer != "" && ans.Text != tt.answer {
+				t.Errorf("answer = %q, want %q", ans.Text, tt.answer)
+			}
+		})
+	}
+}
