@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -27,6 +28,7 @@ type evalAnswersFlags struct {
 	minScore  float64
 	seed      int64
 	limit     int
+	resume    bool
 	ask       askOptions
 }
 
@@ -70,6 +72,7 @@ func newEvalAnswersCmd(a *app) *cobra.Command {
 	fl.Float64Var(&f.minScore, "min-score", 0, "exit with status 1 when a model's score (0 to 1) is below this")
 	fl.Int64Var(&f.seed, "seed", eval.DefaultSeed, "sampling seed sent with every model call")
 	fl.IntVar(&f.limit, "limit", 0, "ask only the first N questions (0: all)")
+	fl.BoolVar(&f.resume, "resume", false, "reuse the answers already in the -o directory (same model, seed and question text) and ask only the rest")
 	f.ask.register(cmd)
 	return cmd
 }
@@ -83,6 +86,8 @@ func (a *app) runEvalAnswers(cmd *cobra.Command, f evalAnswersFlags, minScoreSet
 		return usageError(fmt.Errorf("--min-score %g: give a share between 0 and 1", f.minScore))
 	case f.limit < 0:
 		return usageError(fmt.Errorf("--limit %d: must not be negative", f.limit))
+	case f.resume && f.output == "":
+		return usageError(errors.New("--resume needs -o DIR: the directory of the run to resume"))
 	}
 	models := f.models
 	if len(models) == 0 && strings.TrimSpace(a.cfg.Model) != "" {
@@ -146,6 +151,25 @@ func (a *app) runEvalAnswers(cmd *cobra.Command, f evalAnswersFlags, minScoreSet
 	var runErr error
 	for i, m := range models {
 		ev := &eval.Answers{Agent: agents[i], Model: m, Seed: f.seed, Judge: judge, Progress: p.report, Explain: a.explainModelError}
+		if f.resume {
+			prior, err := eval.ReadAnswerRun(dir, m, f.seed)
+			if err != nil {
+				return err
+			}
+			ev.Resume = prior
+			if len(prior) > 0 {
+				fmt.Fprintf(a.stderr, "eval answers: %s: resuming; %d earlier results in %s\n", m, len(prior), dir)
+			}
+		}
+		// The reports are rewritten after every question, so that a long
+		// run killed outright still leaves its answers (and --resume can
+		// carry on from them).
+		ev.Checkpoint = func(r *eval.Run) {
+			r.Questions = f.questions
+			if _, err := eval.WriteAnswerReports(dir, append(slices.Clip(runs), r)); err != nil {
+				fmt.Fprintf(a.stderr, "eval answers: cannot update the reports: %v\n", err)
+			}
+		}
 		run, err := ev.Run(ctx, qs)
 		p.stop()
 		if run != nil {

@@ -234,6 +234,39 @@ func TestEvalAnswersEndToEnd(t *testing.T) {
 	if summary.Dir != out || len(summary.Runs) != 1 || summary.Runs[0].Summary.Questions != 1 || summary.Runs[0].Summary.ToolCorrect != 0 || summary.Files.HTML == "" {
 		t.Errorf("--json summary %+v", summary)
 	}
+
+	// --resume reuses good's three answers in out and asks only the fourth
+	// question: one question, two model calls.
+	before := fake.requests["good"]
+	_, stderr, code = runContractgraph(t, "", "--db", db, "eval", "answers", "--questions", questions, "--limit", "4", "--no-stream",
+		"--model", "openai:good", "-o", out, "--resume")
+	if code != 0 {
+		t.Fatalf("--resume: exit %d: %s", code, stderr)
+	}
+	if n := fake.requests["good"] - before; n != 2 {
+		t.Errorf("--resume made %d model calls, want 2 (the fourth question only)", n)
+	}
+	raw, err = os.ReadFile(filepath.Join(out, "answers-openai-good.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resumed eval.Run
+	if err := json.Unmarshal(raw, &resumed); err != nil {
+		t.Fatal(err)
+	}
+	if len(resumed.Results) != 4 || resumed.Summary.Resumed != 3 || !resumed.Results[0].Resumed || resumed.Results[3].Resumed || resumed.Summary.Passed != 4 {
+		t.Errorf("resumed run: %d results, summary %+v", len(resumed.Results), resumed.Summary)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "answers.md"))
+	if !strings.Contains(string(md), "3 of the 4 results are from an earlier run") {
+		t.Errorf("answers.md does not say which results were resumed:\n%s", md)
+	}
+	// Another seed is not the same run.
+	_, stderr, code = runContractgraph(t, "", "--db", db, "eval", "answers", "--questions", questions, "--limit", "4", "--no-stream",
+		"--model", "openai:good", "-o", out, "--resume", "--seed", "7")
+	if code == 0 || !strings.Contains(stderr, "was run with --seed 1, not 7") {
+		t.Errorf("--resume with another seed: exit %d: %s", code, stderr)
+	}
 }
 
 func TestEvalAnswersUnreachableModel(t *testing.T) {

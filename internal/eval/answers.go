@@ -42,6 +42,14 @@ type Answers struct {
 	Explain func(error) error
 	// Now is the clock of the record; time.Now when nil.
 	Now func() time.Time
+	// Checkpoint, when not nil, is called with the run so far (its
+	// Summary up to date) after each question, so that a caller can keep
+	// the reports current during a long run.
+	Checkpoint func(*Run)
+	// Resume holds the results of an earlier run of the same model; a
+	// question whose id and text match a complete one (answered, or
+	// failed on its own, not interrupted or skipped) is not asked again.
+	Resume []Result
 }
 
 // Progress reports where a run is.
@@ -119,6 +127,16 @@ type Result struct {
 	// Pass: answered without error, tool result correct (when expected),
 	// every figure stated (when given) and every citation returned.
 	Pass bool `json:"pass"`
+
+	// Incomplete marks the question a cancelled run was asking; Resumed a
+	// result taken from an earlier run (Answers.Resume).
+	Incomplete bool `json:"incomplete,omitempty"`
+	Resumed    bool `json:"resumed,omitempty"`
+}
+
+// reusable reports whether r, from an earlier run, stands for q.
+func (r Result) reusable(q Question) bool {
+	return r.ID == q.ID && r.Question == q.Question && !r.Incomplete && !strings.HasPrefix(r.Error, "not run")
 }
 
 // Call is one tool call and its outcome. The result is kept verbatim up to
@@ -187,6 +205,8 @@ type Summary struct {
 	Usage         llm.Usage `json:"usage"`
 	DurationMS    int64     `json:"duration_ms"`
 	MeanLatencyMS int64     `json:"mean_latency_ms"`
+	// Resumed results were taken from an earlier run (--resume).
+	Resumed int `json:"resumed,omitempty"`
 }
 
 // Summarize computes the summary of results.
@@ -233,6 +253,9 @@ func Summarize(results []Result) Summary {
 		s.ToolCalls += len(r.Calls)
 		s.Usage = s.Usage.Add(r.Usage)
 		s.DurationMS += r.DurationMS
+		if r.Resumed {
+			s.Resumed++
+		}
 	}
 	if s.Questions > 0 {
 		s.Score = float64(s.Passed) / float64(s.Questions)
@@ -268,6 +291,10 @@ func (e *Answers) Run(ctx context.Context, questions []Question) (*Run, error) {
 		run.Judge = e.Judge.Name
 	}
 	start := time.Now()
+	prior := map[string]Result{}
+	for _, r := range e.Resume {
+		prior[r.ID] = r
+	}
 	var fatal error
 	for i, q := range questions {
 		if err := ctx.Err(); err != nil {
@@ -278,7 +305,10 @@ func (e *Answers) Run(ctx context.Context, questions []Question) (*Run, error) {
 			e.Progress(Progress{Model: e.Model, Index: i + 1, Total: len(questions), Question: q, Elapsed: time.Since(start)})
 		}
 		var r Result
-		if fatal != nil {
+		if p, ok := prior[q.ID]; ok && p.reusable(q) {
+			r = p
+			r.Resumed = true
+		} else if fatal != nil {
 			r = baseResult(q)
 			r.Error = "not run: " + run.ModelError
 			if q.Expected != nil {
@@ -290,6 +320,7 @@ func (e *Answers) Run(ctx context.Context, questions []Question) (*Run, error) {
 			r = a.Result
 			if ctx.Err() != nil {
 				run.Interrupted = true
+				r.Incomplete = true
 				run.Results = append(run.Results, r)
 				break
 			}
@@ -301,6 +332,11 @@ func (e *Answers) Run(ctx context.Context, questions []Question) (*Run, error) {
 		run.Results = append(run.Results, r)
 		if e.Progress != nil {
 			e.Progress(Progress{Model: e.Model, Index: i + 1, Total: len(questions), Question: q, Done: true, Result: &run.Results[len(run.Results)-1], Elapsed: time.Since(start)})
+		}
+		if e.Checkpoint != nil {
+			run.DurationMS = time.Since(start).Milliseconds()
+			run.Summary = Summarize(run.Results)
+			e.Checkpoint(run)
 		}
 	}
 	run.DurationMS = time.Since(start).Milliseconds()

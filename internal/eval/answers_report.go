@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -35,6 +38,32 @@ type AnswerFiles struct {
 	Runs     []string `json:"runs"` // one JSON file per run, in run order
 	Markdown string   `json:"markdown"`
 	HTML     string   `json:"html"`
+}
+
+// ReadAnswerRun reads the results of model's earlier run in dir
+// (answers-MODEL.json as WriteAnswerReports names it), for Answers.Resume.
+// A missing file is no results; a file that does not decode, or that was
+// run with another seed, is an error naming it.
+func ReadAnswerRun(dir, model string, seed int64) ([]Result, error) {
+	path := filepath.Join(dir, "answers-"+Slug(model)+".json")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	var r Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("resume: %s is not an answers report: %w", path, err)
+	}
+	if r.Model != model {
+		return nil, fmt.Errorf("resume: %s holds the answers of %s, not %s", path, r.Model, model)
+	}
+	if r.Seed != seed {
+		return nil, fmt.Errorf("resume: %s was run with --seed %d, not %d; pass --seed %d or another -o directory", path, r.Seed, seed, r.Seed)
+	}
+	return r.Results, nil
 }
 
 // WriteAnswerReports writes into dir (created if needed) one JSON file per
@@ -206,6 +235,9 @@ func WriteAnswersMarkdown(w io.Writer, runs []*Run) error {
 		}
 		if r.Interrupted {
 			fmt.Fprintf(&b, "> **%s**: interrupted after %d questions.\n\n", r.Model, len(r.Results))
+		}
+		if n := r.Summary.Resumed; n > 0 {
+			fmt.Fprintf(&b, "> **%s**: %d of the %d results are from an earlier run (`--resume`).\n\n", r.Model, n, len(r.Results))
 		}
 	}
 	b.WriteString("## Scores\n\n")
