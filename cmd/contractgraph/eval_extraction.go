@@ -64,7 +64,7 @@ func newEvalExtractionCmd(a *app) *cobra.Command {
 	fl.IntVar(&f.ingest.tpm, "tpm", 0, "model tokens per minute, estimated (0: unlimited)")
 	fl.IntVar(&f.ingest.contextTokens, "context-tokens", 0, "the model's context window; longer documents are extracted in parts (0: as ingest chooses for the model)")
 	fl.StringVar(&f.ingest.clauseCalls, "clause-calls", "auto", "clauses in the facts call (one), in a call of their own (two), or auto, as ingest")
-	fl.DurationVar(&f.ingest.docBudget, "doc-budget", 30*time.Minute, "time one document may take before its repair rounds and follow-up calls are skipped (0: none)")
+	fl.DurationVar(&f.ingest.docBudget, "doc-budget", defaultDocBudget, "time one document may take before its repair rounds and follow-up calls are skipped (0: none)")
 	return cmd
 }
 

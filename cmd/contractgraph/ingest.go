@@ -65,7 +65,7 @@ The exit status is 1 when any file failed.`,
 	fl.IntVar(&f.tpm, "tpm", 0, "model tokens per minute, estimated (0: unlimited)")
 	fl.IntVar(&f.contextTokens, "context-tokens", 0, "the model's context window; longer documents are extracted in parts (0: 32768 for a local server, 100000 otherwise)")
 	fl.StringVar(&f.clauseCalls, "clause-calls", "auto", "ask for the clauses in the same call as the facts (one), in a call of their own (two), or auto: two for a local server, otherwise one with a focused follow-up when the reply is cut off")
-	fl.DurationVar(&f.docBudget, "doc-budget", 30*time.Minute, "time one document may take before its repair rounds and follow-up calls are skipped, keeping what validated (0: none)")
+	fl.DurationVar(&f.docBudget, "doc-budget", defaultDocBudget, "time one document may take before its repair rounds and follow-up calls are skipped, keeping what validated (0: none)")
 	fl.IntVar(&f.maxChunk, "max-chunk", retrieve.DefaultMaxChunkBytes, "largest chunk for clause search, in bytes")
 	fl.Int64Var(&f.maxBytes, "max-file-size", ingest.DefaultMaxBytes, "largest file accepted, in bytes")
 	fl.BoolVar(&f.noResolve, "no-resolve", false, "skip entity resolution after the batch")
@@ -166,6 +166,10 @@ func (a *app) openIngestWiring(ctx context.Context, f ingestFlags) (*ingestWirin
 	}
 	return w, nil
 }
+
+// defaultDocBudget is --doc-budget's default: the time one document may
+// take before its optional calls are skipped.
+const defaultDocBudget = 30 * time.Minute
 
 // extractOptions resolves the extraction flags for --model. A local
 // server (see isLocalModel) is assumed to have a 32k context and gets the

@@ -182,9 +182,20 @@ func (a *app) newUploadIngester(ctx context.Context, store graph.Store, model ll
 	if dir == "" {
 		dir = filepath.Join(filepath.Dir(a.cfg.DB), "contractgraph-uploads")
 	}
-	ext, err := extract.New(model, extract.Options{Logger: a.log})
+	// Uploads are extracted as `ingest` would with its defaults: a local
+	// server gets its context size, the clauses in a call of their own and
+	// one file at a time; every document has the default time budget.
+	opts, err := a.extractOptions(ingestFlags{docBudget: defaultDocBudget})
 	if err != nil {
 		return nil, err
+	}
+	ext, err := extract.New(model, opts)
+	if err != nil {
+		return nil, err
+	}
+	concurrency := 0
+	if isLocalModel(a.cfg.Model) {
+		concurrency = 1
 	}
 	var embedder llm.Embedder
 	if strings.TrimSpace(a.cfg.EmbedModel) != "" {
@@ -197,11 +208,12 @@ func (a *app) newUploadIngester(ctx context.Context, store graph.Store, model ll
 		dir: dir,
 		newPipeline: func(progress func(ingest.Progress)) *ingest.Pipeline {
 			return ingest.NewPipeline(loader, ext, store, ingest.Options{
-				Model:    a.cfg.Model,
-				Embedder: embedder,
-				Resolve:  true,
-				Progress: progress,
-				Logger:   a.log,
+				Model:       a.cfg.Model,
+				Concurrency: concurrency,
+				Embedder:    embedder,
+				Resolve:     true,
+				Progress:    progress,
+				Logger:      a.log,
 			})
 		},
 	}, nil
