@@ -12,7 +12,6 @@ import (
 	"sync"
 	"text/template"
 	"time"
-	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -49,6 +48,11 @@ type CypherStore interface {
 // ErrCypherRefused is wrapped by text2cypher's error for a statement that
 // would write or is otherwise not allowed to run.
 var ErrCypherRefused = errors.New("cypher refused")
+
+// ErrCypherTimeout is wrapped by text2cypher's error for a statement that
+// ran out of time. It is not run again: a repaired statement would most
+// likely time out too, and each try holds the database for the whole limit.
+var ErrCypherTimeout = errors.New("cypher timed out")
 
 // Text2Cypher defaults.
 const (
@@ -154,9 +158,10 @@ func (t *Text2Cypher) getModel(ctx context.Context) (llm.Model, error) {
 }
 
 // Run answers in.Question: the model writes a statement from the live
-// schema, the statement is checked (keywords, then EXPLAIN must say it only
-// reads) and run in a read session. When the database rejects it, the
-// model gets one repair round with the database's error.
+// schema, the statement is checked (CheckReadOnlyCypher's allow-list, then
+// EXPLAIN must say it only reads) and run in a read session with a row cap
+// and a timeout. When the database rejects it, the model gets one repair
+// round with the database's error; a refusal or a timeout gets none.
 func (t *Text2Cypher) Run(ctx context.Context, in Text2CypherInput) (Text2CypherResult, error) {
 	q := strings.TrimSpace(in.Question)
 	switch {
@@ -198,12 +203,13 @@ func (t *Text2Cypher) Run(ctx context.Context, in Text2CypherInput) (Text2Cypher
 		if repaired {
 			return Text2CypherResult{}, fmt.Errorf("text2cypher: the corrected statement failed too: %w\nstatement: %s", dbErr, cypher)
 		}
-		// One repair round: the model sees its statement and the error.
+		// One repair round: the model sees its statement and the error,
+		// the database's or the parser's for a malformed statement.
 		repaired = true
 		t.log.DebugContext(ctx, "text2cypher repair", "cypher", cypher, "error", dbErr)
 		msgs = append(msgs,
 			llm.Message{Role: llm.RoleAssistant, Content: cypher},
-			llm.Message{Role: llm.RoleUser, Content: "The database rejected that statement:\n" + dbErr.Error() +
+			llm.Message{Role: llm.RoleUser, Content: "That statement was rejected:\n" + dbErr.Error() +
 				"\nWrite a corrected statement for the same question. Answer with the Cypher statement only."})
 	}
 }
@@ -223,10 +229,14 @@ func (t *Text2Cypher) generate(ctx context.Context, model llm.Model, msgs []llm.
 	return cypher, nil
 }
 
-// check guards and runs one statement. A refusal is err; a failure of the
-// database to plan or run the statement is dbErr, which earns a repair.
+// check guards and runs one statement. A refusal or a timeout is err; a
+// failure of the database to plan or run the statement is dbErr, which
+// earns a repair.
 func (t *Text2Cypher) check(ctx context.Context, cypher string) (res Text2CypherResult, dbErr, err error) {
 	if err := CheckReadOnlyCypher(cypher); err != nil {
+		if r := (*CypherRefusal)(nil); errors.As(err, &r) && r.Syntax {
+			return res, err, nil // malformed, not forbidden: worth a repair
+		}
 		return res, nil, fmt.Errorf("text2cypher: %w\nstatement: %s", err, cypher)
 	}
 	readOnly, err := t.store.Explain(ctx, cypher)
@@ -239,10 +249,17 @@ func (t *Text2Cypher) check(ctx context.Context, cypher string) (res Text2Cypher
 	if !readOnly {
 		return res, nil, fmt.Errorf("text2cypher: %w: its plan writes to the database; only reading queries are allowed\nstatement: %s", ErrCypherRefused, cypher)
 	}
+	start := time.Now()
 	cols, rows, truncated, err := t.store.RunRead(ctx, cypher, nil, t.maxRows, t.timeout)
 	if err != nil {
 		if ctx.Err() != nil {
 			return res, nil, ctx.Err()
+		}
+		// The store's error for a transaction timeout is the backend's
+		// own, so a failure after the whole limit counts as one.
+		if errors.Is(err, context.DeadlineExceeded) || time.Since(start) >= t.timeout {
+			t.log.DebugContext(ctx, "text2cypher timeout", "cypher", cypher, "error", err)
+			return res, nil, fmt.Errorf("text2cypher: %w: the query was stopped at the %s time limit and is not run again, so ask a narrower question\nstatement: %s", ErrCypherTimeout, t.timeout, cypher)
 		}
 		return res, err, nil
 	}
@@ -285,118 +302,6 @@ func ExtractCypher(s string) string {
 		s = strings.TrimSpace(s[7:])
 	}
 	return strings.TrimSpace(strings.TrimSuffix(s, ";"))
-}
-
-// forbiddenClauses are the Cypher keywords that write, change the schema or
-// administer the server.
-var forbiddenClauses = map[string]string{
-	"CREATE": "CREATE", "MERGE": "MERGE", "SET": "SET", "DELETE": "DELETE", "REMOVE": "REMOVE",
-	"DETACH": "DETACH DELETE", "DROP": "DROP", "FOREACH": "FOREACH", "LOAD": "LOAD CSV",
-	"ALTER": "ALTER", "RENAME": "RENAME", "GRANT": "GRANT", "DENY": "DENY", "REVOKE": "REVOKE",
-}
-
-// forbiddenProcedures are procedure-name prefixes (lower case) known to
-// write or administer. Anything else is judged by EXPLAIN, which sees the
-// procedure's declared mode.
-var forbiddenProcedures = []string{
-	"apoc.create.", "apoc.merge.", "apoc.refactor.", "apoc.periodic.", "apoc.do.", "apoc.cypher.run",
-	"apoc.cypher.do", "apoc.nodes.delete", "apoc.nodes.link", "apoc.load.", "apoc.import.", "apoc.export.",
-	"apoc.trigger.", "apoc.schema.assert", "apoc.atomic.", "apoc.lock.", "apoc.systemdb.", "apoc.uuid.",
-	"apoc.ttl.", "apoc.custom.", "apoc.graph.", "apoc.path.create", "dbms.", "db.index.fulltext.create",
-	"db.index.fulltext.drop", "db.index.vector.create", "gds.", "tx.", "n10s.",
-}
-
-// CheckReadOnlyCypher is the keyword check text2cypher runs before asking
-// the database: it refuses a statement holding a writing or administrative
-// clause (CREATE, MERGE, SET, DELETE, REMOVE, DETACH, DROP, LOAD CSV,
-// FOREACH, ...), a CALL of a procedure known to write (APOC writes, dbms.*,
-// index creation, ...) or more than one statement. Comments, string
-// literals and `quoted` names are not code and are ignored, so a party
-// named "Create Inc" is fine. The error wraps ErrCypherRefused.
-func CheckReadOnlyCypher(cypher string) error {
-	toks, err := cypherWords(cypher)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrCypherRefused, err)
-	}
-	for i, w := range toks {
-		up := strings.ToUpper(w)
-		if up == ";" {
-			if i != len(toks)-1 {
-				return fmt.Errorf("%w: more than one statement", ErrCypherRefused)
-			}
-			continue
-		}
-		if clause, ok := forbiddenClauses[up]; ok {
-			return fmt.Errorf("%w: %s writes or administers the database; only reading queries are allowed", ErrCypherRefused, clause)
-		}
-		if up == "CALL" && i+1 < len(toks) {
-			name := strings.ToLower(toks[i+1])
-			for _, p := range forbiddenProcedures {
-				if strings.HasPrefix(name, p) {
-					return fmt.Errorf("%w: procedure %s writes or administers the database; only reading queries are allowed", ErrCypherRefused, toks[i+1])
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// cypherWords splits Cypher into words (identifiers and keywords, with
-// dotted names kept whole) and ";" tokens, skipping comments, string
-// literals and backtick-quoted names.
-func cypherWords(s string) ([]string, error) {
-	var out []string
-	rs := []rune(s)
-	for i := 0; i < len(rs); {
-		r := rs[i]
-		switch {
-		case r == '/' && i+1 < len(rs) && rs[i+1] == '/':
-			for i < len(rs) && rs[i] != '\n' {
-				i++
-			}
-		case r == '/' && i+1 < len(rs) && rs[i+1] == '*':
-			j := i + 2
-			for j+1 < len(rs) && (rs[j] != '*' || rs[j+1] != '/') {
-				j++
-			}
-			if j+1 >= len(rs) {
-				return nil, errors.New("unterminated comment")
-			}
-			i = j + 2
-		case r == '\'' || r == '"' || r == '`':
-			j := i + 1
-			for ; j < len(rs); j++ {
-				if rs[j] == '\\' && r != '`' {
-					j++
-					continue
-				}
-				if rs[j] == r {
-					if r == '`' && j+1 < len(rs) && rs[j+1] == '`' { // `` escapes a backtick
-						j++
-						continue
-					}
-					break
-				}
-			}
-			if j >= len(rs) {
-				return nil, errors.New("unterminated quote")
-			}
-			i = j + 1
-		case r == ';':
-			out = append(out, ";")
-			i++
-		case unicode.IsLetter(r) || r == '_':
-			j := i
-			for j < len(rs) && (unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j]) || rs[j] == '_' || rs[j] == '.' || rs[j] == '$') {
-				j++
-			}
-			out = append(out, string(rs[i:j]))
-			i = j
-		default:
-			i++
-		}
-	}
-	return out, nil
 }
 
 //go:embed text2cypher_prompt.tmpl

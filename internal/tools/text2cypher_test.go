@@ -1,77 +1,21 @@
 package tools
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/llm/llmtest"
 )
-
-func TestCheckReadOnlyCypher(t *testing.T) {
-	allowed := []string{
-		"MATCH (c:Contract) RETURN count(c)",
-		"MATCH (p:Party) WHERE p.name = 'Create Inc' RETURN p",                // keyword inside a string
-		`MATCH (p:Party) WHERE p.name = "Set \"Merge\" Delete" RETURN p.name`, // escaped quotes
-		"MATCH (p:Party) // we never DELETE here\nRETURN p",                   // line comment
-		"MATCH (p:Party) /* CREATE (x) */ RETURN p",                           // block comment
-		"MATCH (c:Contract) RETURN c.`set` AS x, c.start AS s",                // quoted and dotted names
-		"CALL db.index.fulltext.queryNodes('contract_text', 'merge') YIELD node RETURN node.id",
-		"MATCH (c:Contract) RETURN c.id;", // one statement, trailing semicolon
-		"CALL db.createLabel('X')",        // a writing procedure EXPLAIN must catch
-		"MATCH (cl:Clause) WHERE cl.type = 'Termination For Convenience' RETURN cl.start, cl.end",
-	}
-	for _, q := range allowed {
-		if err := CheckReadOnlyCypher(q); err != nil {
-			t.Errorf("CheckReadOnlyCypher(%q) = %v, want nil", q, err)
-		}
-	}
-	refused := []struct{ q, want string }{
-		{"CREATE (n:Pwned)", "CREATE"},
-		{"match (n) detach delete n", "DETACH DELETE"},
-		{"MATCH (n) Delete n", "DELETE"},
-		{"MERGE (p:Party {id: 'x'})", "MERGE"},
-		{"MATCH (p:Party) SET p.name = 'x' RETURN p", "SET"},
-		{"MATCH (p:Party) REMOVE p.name", "REMOVE"},
-		{"DROP INDEX contract_text", "DROP"},
-		{"LOAD CSV FROM 'file:///x.csv' AS row RETURN row", "LOAD CSV"},
-		{"MATCH (p:Party) WITH collect(p) AS ps FOREACH (x IN ps | SET x.n = 1)", "FOREACH"},
-		{"CALL apoc.create.node(['X'], {}) YIELD node RETURN node", "apoc.create.node"},
-		{"CALL apoc.cypher.runWrite('CREATE (n)', {}) YIELD value RETURN value", "apoc.cypher.runWrite"},
-		{"CALL APOC.periodic.iterate('MATCH (n) RETURN n', 'DELETE n', {})", "APOC.periodic.iterate"},
-		{"CALL dbms.killQueries(['x'])", "dbms.killQueries"},
-		{"MATCH (n) RETURN n; MATCH (m) RETURN m", "more than one statement"},
-		{"MATCH (n) /* unterminated RETURN n", "unterminated comment"},
-		{"MATCH (n) WHERE n.x = 'open RETURN n", "unterminated quote"},
-		{"ALTER USER neo4j SET PASSWORD 'x'", "ALTER"},
-		{"GRANT ROLE admin TO bob", "GRANT"},
-	}
-	for _, c := range refused {
-		err := CheckReadOnlyCypher(c.q)
-		if !errors.Is(err, ErrCypherRefused) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("CheckReadOnlyCypher(%q) = %v, want a refusal naming %q", c.q, err, c.want)
-		}
-	}
-}
-
-func FuzzCheckReadOnlyCypher(f *testing.F) {
-	for _, s := range []string{"MATCH (n) RETURN n", "CREATE (n)", "'unterminated", "/* x", "`a``b` RETURN 1", "CALL db.x()"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		err := CheckReadOnlyCypher(s)
-		if err != nil && !errors.Is(err, ErrCypherRefused) {
-			t.Fatalf("error %v does not wrap ErrCypherRefused", err)
-		}
-		// A statement with a writing clause outside strings and comments is
-		// never accepted: prefixing code with CREATE must be refused.
-		if err := CheckReadOnlyCypher("CREATE (x) " + s); err == nil && !strings.ContainsAny(s, "'\"`/") {
-			t.Fatalf("CREATE prefix accepted for %q", s)
-		}
-	})
-}
 
 func TestExtractCypher(t *testing.T) {
 	tests := []struct{ in, want string }{
@@ -131,5 +75,152 @@ func TestText2CypherExamplesAreReadOnly(t *testing.T) {
 		if err := CheckReadOnlyCypher(e.Cypher); err != nil {
 			t.Errorf("example %q: %v", e.Question, err)
 		}
+	}
+}
+
+// fakeCypherStore is a CypherStore that records what reached it: Explain
+// answers readOnly, RunRead waits runDelay and then fails with runErr, or
+// returns one row.
+type fakeCypherStore struct {
+	readOnly bool
+	runDelay time.Duration
+	runErr   error
+
+	mu             sync.Mutex
+	explains, runs []string
+}
+
+func (f *fakeCypherStore) SchemaText(context.Context) (string, error) {
+	return "Node labels and their properties:\n- Contract {id: String}\n", nil
+}
+
+func (f *fakeCypherStore) Explain(_ context.Context, cypher string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.explains = append(f.explains, cypher)
+	return f.readOnly, nil
+}
+
+func (f *fakeCypherStore) RunRead(ctx context.Context, cypher string, _ map[string]any, _ int, _ time.Duration) ([]string, [][]any, bool, error) {
+	f.mu.Lock()
+	f.runs = append(f.runs, cypher)
+	f.mu.Unlock()
+	select {
+	case <-time.After(f.runDelay):
+	case <-ctx.Done():
+		return nil, nil, false, ctx.Err()
+	}
+	if f.runErr != nil {
+		return nil, nil, false, f.runErr
+	}
+	return []string{"n"}, [][]any{{1}}, false, nil
+}
+
+func (f *fakeCypherStore) seen() (explains, runs int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.explains), len(f.runs)
+}
+
+func newFakeText2Cypher(t *testing.T, store CypherStore, model llm.Model, timeout time.Duration) *Text2Cypher {
+	t.Helper()
+	t2c, err := NewText2Cypher(store, Text2CypherOptions{
+		Model:   func(context.Context) (llm.Model, error) { return model, nil },
+		Timeout: timeout,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return t2c
+}
+
+// TestText2CypherRefusesBeforeTheDatabase: no statement of the attack
+// corpus reaches the store, not even its EXPLAIN. A refusal gets no repair
+// round; a malformed statement gets one, as a database syntax error does,
+// and a model that repeats it is refused again.
+func TestText2CypherRefusesBeforeTheDatabase(t *testing.T) {
+	for _, c := range cypherAttacks {
+		if ExtractCypher(c.q) != c.q || c.q == "" || strings.HasPrefix(c.q, "//") {
+			// The answer is trimmed of whitespace and a final semicolon
+			// first, and an empty one is a different error.
+			continue
+		}
+		store := &fakeCypherStore{readOnly: true}
+		model := llmtest.NewScripted(llmtest.Text(c.q), llmtest.Text(c.q))
+		_, err := newFakeText2Cypher(t, store, model, 0).Run(context.Background(), Text2CypherInput{Question: "Do it"})
+		if !errors.Is(err, ErrCypherRefused) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want a refusal saying %q", c.q, err, c.want)
+		}
+		if explains, runs := store.seen(); explains+runs != 0 {
+			t.Errorf("%q: the store saw %d EXPLAINs and %d runs, want none", c.q, explains, runs)
+		}
+		want := 1
+		if r := (*CypherRefusal)(nil); errors.As(err, &r) && r.Syntax {
+			want = 2
+		}
+		if n := len(model.Requests()); n != want {
+			t.Errorf("%q: %d model calls, want %d", c.q, n, want)
+		}
+	}
+}
+
+// TestText2CypherExplainIsTheSecondGuard: a statement the parser passes is
+// still refused when the database plans it as a write.
+func TestText2CypherExplainIsTheSecondGuard(t *testing.T) {
+	store := &fakeCypherStore{readOnly: false}
+	model := llmtest.NewScripted(llmtest.Text("MATCH (n) RETURN n"))
+	_, err := newFakeText2Cypher(t, store, model, 0).Run(context.Background(), Text2CypherInput{Question: "Do it"})
+	if !errors.Is(err, ErrCypherRefused) || !strings.Contains(err.Error(), "plan writes") {
+		t.Errorf("err = %v, want the plan refusal", err)
+	}
+	if explains, runs := store.seen(); explains != 1 || runs != 0 {
+		t.Errorf("%d EXPLAINs and %d runs, want 1 and 0", explains, runs)
+	}
+}
+
+// TestText2CypherTimeoutIsNotRetried: a statement that runs into the time
+// limit is run once, gets no repair round, and the error says why in one
+// sentence.
+func TestText2CypherTimeoutIsNotRetried(t *testing.T) {
+	const timeout = 50 * time.Millisecond
+	for name, store := range map[string]*fakeCypherStore{
+		// The backend's own timeout error, after the whole limit.
+		"server timeout": {readOnly: true, runDelay: timeout, runErr: errors.New("TransactionTimedOutClientConfiguration: the transaction has been terminated")},
+		// A context deadline, at once.
+		"deadline": {readOnly: true, runErr: fmt.Errorf("run read: %w", context.DeadlineExceeded)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			model := llmtest.NewScripted(
+				llmtest.Text("UNWIND range(1, 1000000000) AS x RETURN count(x) AS n"),
+				llmtest.Text("UNWIND range(1, 1000000000) AS x RETURN sum(x) AS n"),
+			)
+			_, err := newFakeText2Cypher(t, store, model, timeout).Run(context.Background(), Text2CypherInput{Question: "Count a lot"})
+			if !errors.Is(err, ErrCypherTimeout) {
+				t.Fatalf("err = %v, want ErrCypherTimeout", err)
+			}
+			if msg, _, _ := strings.Cut(err.Error(), "\n"); !strings.Contains(msg, "50ms time limit and is not run again") || strings.Count(msg, ". ") > 0 {
+				t.Errorf("message %q, want one sentence naming the limit", msg)
+			}
+			if _, runs := store.seen(); runs != 1 {
+				t.Errorf("the statement ran %d times, want once", runs)
+			}
+			if n := len(model.Requests()); n != 1 {
+				t.Errorf("%d model calls, want 1 (no repair round after a timeout)", n)
+			}
+		})
+	}
+}
+
+// TestText2CypherRepairsAFastFailure: a quick database error still earns
+// the one repair round, unlike a timeout.
+func TestText2CypherRepairsAFastFailure(t *testing.T) {
+	store := &fakeCypherStore{readOnly: true, runErr: errors.New("Neo.ClientError.Statement.ArithmeticError: / by zero")}
+	model := llmtest.NewScripted(llmtest.Text("RETURN 1/0 AS n"), llmtest.Text("RETURN 1 AS n"))
+	_, err := newFakeText2Cypher(t, store, model, time.Second).Run(context.Background(), Text2CypherInput{Question: "Divide"})
+	if err == nil || !strings.Contains(err.Error(), "corrected statement failed") {
+		t.Errorf("err = %v, want the corrected statement's failure", err)
+	}
+	if _, runs := store.seen(); runs != 2 {
+		t.Errorf("%d runs, want 2", runs)
 	}
 }
