@@ -25,9 +25,11 @@ func (a *app) openStore(ctx context.Context) (graph.Store, error) {
 		}
 		return sqlite.Open(a.cfg.DB)
 	case "neo4j":
-		// Connection settings come from the standard Neo4j variables.
+		// Connection settings come from the standard Neo4j variables; the
+		// optional read-only user runs text2cypher's model-written queries.
 		cfg := neo4j.Config{URI: os.Getenv("NEO4J_URI"), Username: os.Getenv("NEO4J_USERNAME"),
-			Password: os.Getenv("NEO4J_PASSWORD"), Database: os.Getenv("NEO4J_DATABASE"), Logger: a.log}
+			Password: os.Getenv("NEO4J_PASSWORD"), Database: os.Getenv("NEO4J_DATABASE"), Logger: a.log,
+			ReadOnlyUsername: os.Getenv("NEO4J_READONLY_USERNAME"), ReadOnlyPassword: os.Getenv("NEO4J_READONLY_PASSWORD")}
 		if cfg.URI == "" {
 			return nil, usageError(errors.New("--store neo4j needs NEO4J_URI (and NEO4J_USERNAME, NEO4J_PASSWORD, optionally NEO4J_DATABASE)"))
 		}

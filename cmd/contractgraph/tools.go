@@ -98,8 +98,12 @@ func (a *app) buildToolSet(ctx context.Context, store graph.Store, mode tools.Sc
 	if err := addStatuteTools(set, store, embedder); err != nil {
 		return nil, fmt.Errorf("add statute tools: %w", err)
 	}
-	if _, err := tools.AddText2Cypher(set, store, tools.Text2CypherOptions{Model: a.openModel, Logger: a.log}); err != nil {
+	added, err := tools.AddText2Cypher(set, store, tools.Text2CypherOptions{Model: a.openModel, Logger: a.log})
+	if err != nil {
 		return nil, fmt.Errorf("add text2cypher: %w", err)
+	}
+	if added && os.Getenv("NEO4J_READONLY_USERNAME") == "" {
+		a.log.Warn("text2cypher runs model-written queries as NEO4J_USERNAME; set NEO4J_READONLY_USERNAME and NEO4J_READONLY_PASSWORD to a read-only user (scripts/neo4j-readonly-user.cypher)")
 	}
 	return set, nil
 }

@@ -40,6 +40,12 @@ type Config struct {
 	Username string
 	Password string
 	Database string // "" = the server's default database
+	// ReadOnlyUsername and ReadOnlyPassword name a user with read-only
+	// privileges (scripts/neo4j-readonly-user.cypher). When set, the
+	// statements a model wrote (Explain and RunRead, for text2cypher) run
+	// as this user over a connection of their own; all else runs as Username.
+	ReadOnlyUsername string
+	ReadOnlyPassword string
 	// QueryTimeout bounds every transaction the store runs; 0 means 2 minutes.
 	QueryTimeout time.Duration
 	// Logger receives setup and retry diagnostics; nil discards them.
@@ -49,6 +55,7 @@ type Config struct {
 // Store is the Neo4j contract graph. It is safe for concurrent use.
 type Store struct {
 	driver  neo4j.DriverWithContext
+	reader  neo4j.DriverWithContext // runs model-written statements; driver unless a read-only user is configured
 	db      string
 	timeout time.Duration
 	log     *slog.Logger
@@ -70,7 +77,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open neo4j store %s: %w", cfg.URI, err)
 	}
-	s := &Store{driver: driver, db: cfg.Database, timeout: cfg.QueryTimeout, log: cfg.Logger}
+	s := &Store{driver: driver, reader: driver, db: cfg.Database, timeout: cfg.QueryTimeout, log: cfg.Logger}
 	if s.timeout <= 0 {
 		s.timeout = 2 * time.Minute
 	}
@@ -85,12 +92,29 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		driver.Close(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("open neo4j store %s: %w", cfg.URI, err)
 	}
+	if cfg.ReadOnlyUsername != "" {
+		reader, err := neo4j.NewDriverWithContext(cfg.URI, neo4j.BasicAuth(cfg.ReadOnlyUsername, cfg.ReadOnlyPassword, ""))
+		if err == nil {
+			if err = reader.VerifyConnectivity(ctx); err != nil {
+				reader.Close(context.WithoutCancel(ctx))
+			}
+		}
+		if err != nil {
+			driver.Close(context.WithoutCancel(ctx))
+			return nil, fmt.Errorf("open neo4j store %s: read-only user %s: %w", cfg.URI, cfg.ReadOnlyUsername, err)
+		}
+		s.reader = reader
+	}
 	return s, nil
 }
 
-// Close releases the driver's connections.
+// Close releases the drivers' connections.
 func (s *Store) Close() error {
-	return s.driver.Close(context.Background())
+	err := s.driver.Close(context.Background())
+	if s.reader != s.driver {
+		err = errors.Join(err, s.reader.Close(context.Background()))
+	}
+	return err
 }
 
 // setup creates the schema's constraints and indexes and waits until they

@@ -13,6 +13,8 @@ import (
 // The methods in this file are the optional capability the text2cypher tool
 // needs: the live schema as text, a read-only check of a statement's plan,
 // and running a statement in a read session with a timeout and a row cap.
+// The last two run what a model wrote, so they use the read-only user's
+// connection when there is one.
 
 // Schema introspection statements; db.schema.* procedures only, so no APOC.
 const (
@@ -150,39 +152,47 @@ func (s *Store) SchemaText(ctx context.Context) (string, error) {
 	return b.String(), nil
 }
 
+// modelSession opens a read session for a statement a model wrote: as the
+// read-only user when Config names one.
+func (s *Store) modelSession(ctx context.Context) neo4j.SessionWithContext {
+	return s.reader.NewSession(ctx, neo4j.SessionConfig{DatabaseName: s.db, AccessMode: neo4j.AccessModeRead})
+}
+
 // Explain plans cypher without running it (EXPLAIN, in a read session) and
 // reports whether the plan only reads. A statement the database rejects
 // (syntax, unknown procedure) is an error carrying the database's message.
 func (s *Store) Explain(ctx context.Context, cypher string) (readOnly bool, err error) {
 	var typ neo4j.StatementType
-	err = s.tx(ctx, neo4j.AccessModeRead, func(tx neo4j.ManagedTransaction) error {
+	sess := s.modelSession(ctx)
+	defer sess.Close(context.WithoutCancel(ctx))
+	_, err = sess.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
 		res, err := tx.Run(ctx, "EXPLAIN "+cypher, nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		sum, err := res.Consume(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		typ = sum.StatementType()
-		return nil
-	})
+		return nil, nil
+	}, neo4j.WithTxTimeout(s.timeout))
 	if err != nil {
 		return false, fmt.Errorf("explain: %w", err)
 	}
 	return typ == neo4j.StatementTypeReadOnly, nil
 }
 
-// RunRead runs cypher in a READ access-mode transaction bounded by timeout
-// and returns its columns and at most maxRows rows; truncated says more
-// rows were there. Values are plain JSON-ready Go values: nodes become
+// RunRead runs cypher in a READ access-mode transaction bounded by timeout,
+// as the read-only user when Config names one, and returns its columns and
+// at most maxRows rows; truncated says more rows were there. Values are plain JSON-ready Go values: nodes become
 // {"labels", "properties"} maps, relationships {"type", "properties"},
 // temporal values their ISO strings.
 func (s *Store) RunRead(ctx context.Context, cypher string, params map[string]any, maxRows int, timeout time.Duration) (columns []string, rows [][]any, truncated bool, err error) {
 	if maxRows <= 0 {
 		return nil, nil, false, fmt.Errorf("run read: row cap %d must be positive", maxRows)
 	}
-	sess := s.session(ctx, neo4j.AccessModeRead)
+	sess := s.modelSession(ctx)
 	defer sess.Close(context.WithoutCancel(ctx))
 	_, err = sess.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
 		columns, rows, truncated = nil, nil, false
