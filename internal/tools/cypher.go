@@ -16,9 +16,9 @@ import (
 // brackets and for the subqueries they may hold; the database parses them
 // in the EXPLAIN that follows, which is the second guard.
 
-// ReadProcedures are the procedures a model-written query may CALL: the
+// readProcedures are the procedures a model-written query may CALL: the
 // full-text and vector index look-ups, which only read.
-var ReadProcedures = []string{
+var readProcedures = []string{
 	"db.index.fulltext.queryNodes",
 	"db.index.vector.queryNodes",
 }
@@ -48,14 +48,15 @@ func (e *CypherRefusal) Unwrap() error { return ErrCypherRefused }
 const allowedClauses = "MATCH, OPTIONAL MATCH, WITH, WHERE, UNWIND, RETURN, ORDER BY, SKIP, LIMIT, UNION and CALL of a read procedure or subquery"
 
 // CheckReadOnlyCypher is the parser check text2cypher runs before asking
-// the database: it accepts only one read query made of the clauses
-// MATCH, OPTIONAL MATCH, WITH, WHERE, UNWIND, RETURN, ORDER BY, SKIP, LIMIT
-// and UNION [ALL], CALL of a procedure in ReadProcedures, and CALL { ... }
-// subqueries (and EXISTS, COUNT and COLLECT subqueries) built the same way.
-// Everything else is refused with a *CypherRefusal naming the clause and its
-// line:column: writes (CREATE, MERGE, SET, DELETE, ...), administration
-// (SHOW, TERMINATE, START, STOP, DROP, ALTER, GRANT, ...), USE, LOAD CSV,
-// FOREACH, other procedures, EXPLAIN or PROFILE prefixes, CALL { ... } IN
+// the database: it accepts only one read query made of the clauses MATCH,
+// OPTIONAL MATCH, WITH, WHERE, UNWIND, RETURN, ORDER BY, SKIP, LIMIT and
+// UNION [ALL], CALL of db.index.fulltext.queryNodes or
+// db.index.vector.queryNodes, and CALL { ... } subqueries (and EXISTS, COUNT
+// and COLLECT subqueries) built the same way. Everything else is refused
+// with a *CypherRefusal naming the clause and its line:column: writes
+// (CREATE, MERGE, SET, DELETE, ...), administration (SHOW, TERMINATE, START,
+// STOP, DROP, ALTER, GRANT, ...), USE, LOAD CSV, FOREACH, other procedures,
+// plugin functions (apoc.*), EXPLAIN or PROFILE prefixes, CALL { ... } IN
 // TRANSACTIONS and a second statement. Comments are stripped first; string
 // literals, `quoted` names, property keys, labels and aliases are names, not
 // keywords, so a party named "Create Inc" or a property c.created is fine.
@@ -499,14 +500,14 @@ func (p *cypherParser) call() error {
 	}
 	name := strings.Join(parts, ".")
 	allowed := false
-	for _, rp := range ReadProcedures {
+	for _, rp := range readProcedures {
 		if strings.EqualFold(name, rp) {
 			allowed = true
 		}
 	}
 	if !allowed {
 		return &CypherRefusal{Line: callTok.line, Col: callTok.col, What: "CALL " + name,
-			Reason: "is not allowed; the only procedures a query may call are " + strings.Join(ReadProcedures, " and ")}
+			Reason: "is not allowed; the only procedures a query may call are " + strings.Join(readProcedures, " and ")}
 	}
 	if p.peek().is("(") {
 		if err := p.skipGroup(); err != nil {
