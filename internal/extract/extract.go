@@ -228,16 +228,30 @@ type call struct {
 	maxTokens   int // the reply limit; see replyLimit
 }
 
-// replyLimit bounds the reply for a part of partBytes: MaxOutputTokens, but
-// no more than a reply quoting the part a few times over needs (at least
-// minReplyTokens). A looping small model then stops at that limit instead
+// replyLimit bounds the reply of a call of task over part: MaxOutputTokens,
+// but no more than a reply quoting the part a few times over needs (at
+// least minReplyTokens), nor more than the task's items can fill (see
+// taskReplyTokens). A looping small model then stops at that limit instead
 // of generating thousands of tokens, minutes on a CPU, for a short letter.
-func (d *doc) replyLimit(part string) int {
-	return min(d.e.opts.MaxOutputTokens, max(minReplyTokens, 1024+3*EstimateTokens(part)))
+func (d *doc) replyLimit(part, task string) int {
+	limit := min(d.e.opts.MaxOutputTokens, max(minReplyTokens, 1024+3*EstimateTokens(part)))
+	if t, ok := taskReplyTokens[task]; ok {
+		limit = min(limit, t)
+	}
+	return limit
 }
 
 // minReplyTokens is the smallest reply limit replyLimit sets.
 const minReplyTokens = 2048
+
+// Reply sizes the items of a task allow: a fact is a short value and a
+// quote of at most MaxEvidenceWords words (~100 tokens with its JSON), a
+// party ~100 tokens, a clause a passage and a sentence (~200 tokens).
+var taskReplyTokens = map[string]int{
+	taskFacts:   256 + 14*100 + MaxParties*100,
+	taskClauses: 256 + MaxClauses*200,
+	taskAll:     512 + 14*100 + MaxParties*100 + MaxClauses*200,
+}
 
 // errBudget marks an optional call the budget stopped.
 var errBudget = errors.New("budget spent")
@@ -318,7 +332,7 @@ func (d *doc) part(ctx context.Context, text string, n, total int) (*Extraction,
 		where = fmt.Sprintf("part %d of %d", n, total)
 	}
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}}
-	c := call{step: step, schema: schema, msgs: msgs, part: n, parts: total, maxTokens: d.replyLimit(text)}
+	c := call{step: step, schema: schema, msgs: msgs, part: n, parts: total, maxTokens: d.replyLimit(text, data.Task)}
 
 	r, err := d.run(ctx, c)
 	if err != nil {
@@ -418,7 +432,7 @@ func (d *doc) clauses(ctx context.Context, x *Extraction, system string, data pr
 		return
 	}
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}}
-	c := call{step: "clauses", schema: d.e.schemas.clauses, msgs: msgs, part: data.Part, parts: data.Parts, maxTokens: d.replyLimit(data.Text),
+	c := call{step: "clauses", schema: d.e.schemas.clauses, msgs: msgs, part: data.Part, parts: data.Parts, maxTokens: d.replyLimit(data.Text, taskClauses),
 		// In two-call mode the clause call is as much part of the work
 		// as the facts call, but a budget still stops it: the facts are
 		// worth keeping without clauses.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -432,5 +433,36 @@ func TestLoopingReplyIsStopped(t *testing.T) {
 	}
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "repeating itself") {
 		t.Errorf("warnings = %q, want one saying the reply was stopped", res.Warnings)
+	}
+}
+
+// TestReplyLimitsFollowTheTask: on a long text the reply limit is what the
+// task's items can fill, not MaxOutputTokens: facts 2,456 tokens, clauses
+// 4,256, both in one call 6,712.
+func TestReplyLimitsFollowTheTask(t *testing.T) {
+	long := supplyText + strings.Repeat("The Supplier shall deliver the goods in good order. ", 2000)
+	for _, tt := range []struct {
+		mode extract.ClauseMode
+		want []int
+	}{
+		{extract.ClausesSeparate, []int{2456, 4256}},
+		{extract.ClausesAuto, []int{6712}},
+	} {
+		srv := extracttest.NewServer(t, func(n int, req extracttest.Request) extracttest.Reply {
+			if schemaName(req) == "contract_clauses" {
+				return clausesJSON(good().Clauses, 10, 10)
+			}
+			return extracttest.JSON(good(), 10, 10)
+		})
+		if _, err := newExtractor(t, srv.Model(t), extract.Options{Clauses: tt.mode}).Extract(context.Background(), "s", long); err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, r := range srv.Requests() {
+			got = append(got, r.MaxTokens)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("mode %v: reply limits %v, want %v", tt.mode, got, tt.want)
+		}
 	}
 }
