@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
@@ -40,7 +41,14 @@ const (
 	DefaultMaxSteps       = 8
 	DefaultParallel       = 4
 	DefaultMaxResultBytes = 48 << 10
-	maxFollowUps          = 3
+	// DefaultMaxCallsPerStep bounds the tool calls of one model turn: a
+	// model obeying an instruction injected into a contract ("fetch every
+	// contract") cannot fan out into hundreds of calls.
+	DefaultMaxCallsPerStep = 10
+	// DefaultMaxStepResultBytes bounds what one turn's tool results send
+	// back to the model in all, so the next request stays small.
+	DefaultMaxStepResultBytes = 128 << 10
+	maxFollowUps              = 3
 )
 
 // Agent answers questions with a model over a toolbox. The zero values of
@@ -66,6 +74,14 @@ type Agent struct {
 	// MaxResultBytes bounds one tool result as sent to the model (the
 	// citations still see all of it); DefaultMaxResultBytes when zero.
 	MaxResultBytes int
+	// MaxCallsPerStep bounds the tool calls run in one model turn; the
+	// calls after it are answered with an error saying so, without running.
+	// DefaultMaxCallsPerStep when zero.
+	MaxCallsPerStep int
+	// MaxStepResultBytes bounds the bytes of one turn's tool results sent
+	// to the model in all; a result past it is cut to what is left (at
+	// least a note). DefaultMaxStepResultBytes when zero.
+	MaxStepResultBytes int
 	// Temperature, when set, is passed to every model call.
 	Temperature *float64
 	// Seed, when set, is passed to every model call so runs can be
@@ -310,8 +326,17 @@ func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, stri
 		if err != nil {
 			return nil, "", err
 		}
+		budget := r.a.MaxStepResultBytes
+		if budget <= 0 {
+			budget = DefaultMaxStepResultBytes
+		}
 		for _, o := range outcomes {
-			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: o.call.ID, Name: o.call.Name, Content: r.toolContent(o)})
+			content := r.toolContent(o)
+			if len(content) > budget {
+				content = cutToBudget(content, budget)
+			}
+			budget = max(0, budget-len(content))
+			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: o.call.ID, Name: o.call.Name, Content: content})
 		}
 	}
 	return nil, "", fmt.Errorf("%w (%d model calls)", ErrMaxSteps, maxSteps)
@@ -367,6 +392,10 @@ func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, fromText bool)
 		r.emit(Event{Type: EventToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: displayArgs(c.Arguments), FromText: fromText}})
 		r.calls = append(r.calls, c.Name+" "+string(c.Arguments))
 	}
+	maxCalls := r.a.MaxCallsPerStep
+	if maxCalls <= 0 {
+		maxCalls = DefaultMaxCallsPerStep
+	}
 	out := make([]toolOutcome, len(calls))
 	g, gctx := errgroup.WithContext(ctx)
 	limit := r.a.Parallel
@@ -375,6 +404,10 @@ func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, fromText bool)
 	}
 	g.SetLimit(limit)
 	for i, c := range calls {
+		if i >= maxCalls {
+			out[i] = toolOutcome{call: c, err: fmt.Errorf("not run: at most %d tool calls are run in one turn and this turn made %d; make the calls you need most, or narrow one search instead of fetching items one by one", maxCalls, len(calls))}
+			continue
+		}
 		g.Go(func() error {
 			out[i] = toolOutcome{call: c}
 			args := c.Arguments
@@ -440,6 +473,20 @@ func (r *run) toolContent(o toolOutcome) string {
 		return s[:max] + fmt.Sprintf("\n[result truncated: %d of %d bytes shown; narrow the query or lower the limit]", max, len(s))
 	}
 	return s
+}
+
+// cutToBudget cuts a tool result to the bytes left of the turn's budget,
+// with a note the model can act on; with too little left only the note.
+func cutToBudget(s string, left int) string {
+	note := fmt.Sprintf("[result cut: this turn's tool results reached their limit of bytes; %d of %d bytes shown. Ask for fewer items at a time.]", max(0, left-200), len(s))
+	if left <= 200 {
+		return note
+	}
+	n := left - 200
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "\n" + note
 }
 
 func truncate(s string, n int) string {

@@ -1,0 +1,64 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/contractgraph/contractgraph/internal/agent"
+	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/llm/llmtest"
+)
+
+// countingTools counts the calls that reach the toolbox.
+type countingTools struct {
+	agent.Toolbox
+	n atomic.Int32
+}
+
+func (c *countingTools) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	c.n.Add(1)
+	return c.Toolbox.Call(ctx, name, args)
+}
+
+// TestOneTurnRunsAtMostMaxCallsPerStep: a model told by an injected
+// instruction to fetch contracts one by one makes 25 calls in one turn;
+// ten run, the rest are answered "not run" without reaching the tools,
+// and the next request carries all 25 answers within the turn's budget.
+func TestOneTurnRunsAtMostMaxCallsPerStep(t *testing.T) {
+	tb := &countingTools{Toolbox: toolSet(t)}
+	var calls []llm.ToolCall
+	for i := range 25 {
+		calls = append(calls, llmtest.Call(fmt.Sprintf("c%d", i), "contract_search", `{"contract_type":"Distributor"}`))
+	}
+	m := llmtest.NewScripted(llmtest.Calls(calls...), llmtest.Text("There is one distributor agreement, c03.\nSources: c03"))
+	a := newAgent(m, tb)
+	a.MaxStepResultBytes = 2000
+	var rec recorder
+	if _, err := a.Run(context.Background(), nil, "How many distributor agreements?", rec.emit); err != nil {
+		t.Fatal(err)
+	}
+	if n := tb.n.Load(); n != agent.DefaultMaxCallsPerStep {
+		t.Errorf("%d calls reached the tools, want %d", n, agent.DefaultMaxCallsPerStep)
+	}
+	results := rec.ofType(agent.EventToolResult)
+	if len(results) != 25 || results[9].ToolResult.Error != "" || !strings.Contains(results[10].ToolResult.Error, "not run: at most 10 tool calls") {
+		t.Fatalf("%d results; 10th error %q, 11th error %q", len(results), results[9].ToolResult.Error, results[10].ToolResult.Error)
+	}
+	msgs := m.Requests()[1].Messages
+	total, cut := 0, 0
+	for _, msg := range msgs {
+		if msg.Role == llm.RoleTool {
+			total += len(msg.Content)
+			if strings.Contains(msg.Content, "this turn's tool results reached their limit") {
+				cut++
+			}
+		}
+	}
+	if total > 2000+25*250 || cut == 0 {
+		t.Errorf("tool results sent back: %d bytes, %d cut; want them within the 2,000-byte turn budget (plus notes)", total, cut)
+	}
+}
