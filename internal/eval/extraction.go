@@ -378,6 +378,34 @@ type FieldScore struct {
 	// Excluded counts contracts whose expert answer for the field could not
 	// be normalised; they are not in the counts.
 	Excluded int `json:"excluded"`
+	// Verified and Unverified split the predictions by whether their
+	// evidence quote was located in the text (not for parties).
+	Verified   PrecisionTally `json:"verified"`
+	Unverified PrecisionTally `json:"unverified"`
+}
+
+// PrecisionTally counts predictions and the right ones among them.
+type PrecisionTally struct {
+	Predicted int `json:"predicted"`
+	Correct   int `json:"correct"`
+}
+
+func (t *PrecisionTally) add(o Outcome) {
+	switch o {
+	case OutcomeCorrect:
+		t.Predicted++
+		t.Correct++
+	case OutcomeWrong, OutcomeSpurious:
+		t.Predicted++
+	}
+}
+
+// cell shows a tally as "right/predicted (precision)", or "–" when empty.
+func (t PrecisionTally) cell() string {
+	if t.Predicted == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%d/%d (%.3f)", t.Correct, t.Predicted, ratio(t.Correct, t.Predicted))
 }
 
 // CategoryScore is clause presence for one CUAD category: a contract counts
@@ -443,6 +471,8 @@ type FieldResult struct {
 	Predicted string  `json:"predicted,omitempty"`
 	Outcome   Outcome `json:"outcome"`
 	Reason    string  `json:"reason,omitempty"` // why it is excluded
+	// Verified: the prediction's evidence quote was located in the text.
+	Verified bool `json:"verified,omitempty"`
 }
 
 // ContractResult is one contract's comparison.
@@ -495,6 +525,10 @@ type ExtractionReport struct {
 	// Categories has each category.
 	Clauses    Score           `json:"clauses"`
 	Categories []CategoryScore `json:"categories"`
+	// ClausesVerified and ClausesUnverified split the predicted categories
+	// by whether at least one of their clauses was located in the text.
+	ClausesVerified   PrecisionTally `json:"clauses_verified"`
+	ClausesUnverified PrecisionTally `json:"clauses_unverified"`
 
 	Evidence       EvidenceTally `json:"evidence"`
 	ClauseEvidence EvidenceTally `json:"clause_evidence"`
@@ -552,6 +586,11 @@ func ScoreExtraction(gold *Gold, preds map[string]Prediction) *ExtractionReport 
 				continue
 			}
 			fs.add(fr.Outcome.counts())
+			if fr.Verified {
+				fs.Verified.add(fr.Outcome)
+			} else {
+				fs.Unverified.add(fr.Outcome)
+			}
 		}
 		gset, pset := map[string]bool{}, map[string]bool{}
 		for _, c := range cr.Clauses.Gold {
@@ -560,10 +599,22 @@ func ScoreExtraction(gold *Gold, preds map[string]Prediction) *ExtractionReport 
 		for _, c := range cr.Clauses.Predicted {
 			pset[c] = true
 		}
+		verifiedCat := map[string]bool{}
+		for _, cl := range pc.Clauses {
+			if cl.Verified {
+				verifiedCat[cl.Type] = true
+			}
+		}
 		for name, i := range catIndex {
-			tp, fp, fn := classify(gset[name], pset[name], true).counts()
+			o := classify(gset[name], pset[name], true)
+			tp, fp, fn := o.counts()
 			cats[i].add(tp, fp, fn)
 			rep.Clauses.add(tp, fp, fn)
+			if verifiedCat[name] {
+				rep.ClausesVerified.add(o)
+			} else {
+				rep.ClausesUnverified.add(o)
+			}
 		}
 		rep.Evidence.add(cr.Evidence)
 		rep.ClauseEvidence.add(cr.ClauseEvidence)
@@ -607,7 +658,7 @@ func compareContract(g GoldContract, p *contract.Contract) ContractResult {
 		{FieldNoticePeriod, CompareDuration(gc.NoticePeriod, p.NoticePeriod)},
 	}
 	for _, s := range single {
-		fr := FieldResult{Field: s.field, Gold: goldValue(gc, s.field), Predicted: goldValue(p, s.field), Outcome: s.out}
+		fr := FieldResult{Field: s.field, Gold: goldValue(gc, s.field), Predicted: goldValue(p, s.field), Outcome: s.out, Verified: verifiedField(p, s.field)}
 		if why, ok := g.Excluded[s.field]; ok {
 			fr.Outcome, fr.Reason = OutcomeExcluded, why
 		}
@@ -616,6 +667,16 @@ func compareContract(g GoldContract, p *contract.Contract) ContractResult {
 	cr.Clauses = ClauseMatch{Gold: categories(gc.Clauses), Predicted: categories(p.Clauses)}
 	cr.Evidence, cr.ClauseEvidence = CheckEvidence(p)
 	return cr
+}
+
+// verifiedField reports whether c's evidence for field was located in its text.
+func verifiedField(c *contract.Contract, field string) bool {
+	for _, e := range c.Evidence {
+		if e.Field == field {
+			return e.Verified
+		}
+	}
+	return false
 }
 
 // categories lists the distinct CUAD categories of clauses, in taxonomy order.
@@ -664,11 +725,16 @@ func extractionDocument(rep *ExtractionReport) document {
 	}
 	d.Sections = append(d.Sections, section{Paras: []string{extractionHeadline(rep) + ".", meta + "."}})
 
-	fields := section{Title: "Fields", Header: []string{"field", "TP", "FP", "FN", "precision", "recall", "F1", "excluded"}}
+	fields := section{Title: "Fields", Header: []string{"field", "TP", "FP", "FN", "precision", "recall", "F1", "excluded", "right/predicted, verified", "unverified"}}
 	for _, f := range rep.Fields {
-		fields.Rows = append(fields.Rows, append(scoreCells(f.Field, f.Score), fmt.Sprint(f.Excluded)))
+		v, u := f.Verified.cell(), f.Unverified.cell()
+		if f.Field == FieldParties {
+			v, u = "", ""
+		}
+		fields.Rows = append(fields.Rows, append(scoreCells(f.Field, f.Score), fmt.Sprint(f.Excluded), v, u))
 	}
-	fields.Rows = append(fields.Rows, append(scoreCells(fmt.Sprintf("clauses (%d categories, micro)", len(rep.Categories)), rep.Clauses), ""))
+	fields.Rows = append(fields.Rows, append(scoreCells(fmt.Sprintf("clauses (%d categories, micro)", len(rep.Categories)), rep.Clauses), "",
+		rep.ClausesVerified.cell(), rep.ClausesUnverified.cell()))
 	d.Sections = append(d.Sections, fields,
 		section{Title: "Evidence", Items: []string{
 			"Values: " + describeEvidence(rep.Evidence, "stored values") + ".",

@@ -217,6 +217,22 @@ func TestScoreExtraction(t *testing.T) {
 			t.Errorf("%s: TP/FP/FN/excluded = %d/%d/%d/%d, want %v", f, g.TP, g.FP, g.FN, g.Excluded, w)
 		}
 	}
+	// Predictions split by evidence: governing law located (right), the
+	// end date's quote not located (wrong), the effective date without
+	// evidence (right, unverified).
+	split := map[string][2]PrecisionTally{
+		FieldGoverningLaw:  {{1, 1}, {}},
+		FieldEndDate:       {{}, {1, 0}},
+		FieldEffectiveDate: {{}, {1, 1}},
+	}
+	for f, w := range split {
+		if g := got[f]; g.Verified != w[0] || g.Unverified != w[1] {
+			t.Errorf("%s: verified %+v unverified %+v, want %+v %+v", f, g.Verified, g.Unverified, w[0], w[1])
+		}
+	}
+	if rep.ClausesVerified != (PrecisionTally{1, 1}) || rep.ClausesUnverified != (PrecisionTally{1, 0}) {
+		t.Errorf("clauses verified %+v unverified %+v, want Governing Law right and verified, Audit Rights wrong and unverified", rep.ClausesVerified, rep.ClausesUnverified)
+	}
 	if p := got[FieldParties]; p.Precision != 0.5 || p.Recall != 1.0/3 || p.F1 != 0.4 {
 		t.Errorf("parties P/R/F1 = %v/%v/%v, want 0.5/0.333/0.4", p.Precision, p.Recall, p.F1)
 	}
@@ -249,7 +265,8 @@ func TestScoreExtraction(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| parties | 1 | 1 | 2 | 0.500 | 0.333 | 0.400 | 0 |",
-		"| end_date | 0 | 1 | 1 | 0.000 | 0.000 | 0.000 | 1 |",
+		"| end_date | 0 | 1 | 1 | 0.000 | 0.000 | 0.000 | 1 | – | 0/1 (0.000) |",
+		"| governing_law | 1 | 0 | 0 | 1.000 | 1.000 | 1.000 | 0 | 1/1 (1.000) | – |",
 		"| notice_period | 0 | 0 | 1 | – | 0.000 | 0.000 | 0 |", // nothing predicted: no precision
 		"| Insurance | 0 | 0 | 0 | – | – | – |",
 		"wrong: 2020-03-01, not 2021-03-01",
