@@ -1,10 +1,7 @@
 package httpapi
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net"
@@ -167,37 +164,35 @@ func (s *Server) crossOriginProtection(next http.Handler) http.Handler {
 	return p.Handler(next)
 }
 
-// sessionCookie holds a value derived from the token (never the token
-// itself) after a successful sign-in on the login page.
-const sessionCookie = "contractgraph_session"
-
-func (s *Server) sessionValue() string {
-	m := hmac.New(sha256.New, []byte(s.token))
-	m.Write([]byte("contractgraph web session v1"))
-	return hex.EncodeToString(m.Sum(nil))
-}
-
-// authorized reports whether r carries the token, as a bearer token or as
-// the session cookie.
+// authorized reports whether r carries the token as a bearer token, or
+// the cookie of a live session. An Authorization header in another scheme
+// is ignored.
 func (s *Server) authorized(r *http.Request) bool {
-	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(auth)), []byte(s.token)) == 1
+	if token, ok := bearerToken(r.Header.Get("Authorization")); ok {
+		return subtle.ConstantTimeCompare([]byte(token), []byte(s.token)) == 1
 	}
 	if c, err := r.Cookie(sessionCookie); err == nil {
-		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.sessionValue())) == 1
+		return s.sessions.valid(c.Value)
 	}
 	return false
 }
 
 // requireAuth enforces the token when one is configured. API calls get a
-// 401 JSON error; pages redirect to the login page.
+// 401 JSON error; pages redirect to the login page. Every response but the
+// static files is marked no-store, so that neither the browser nor a
+// proxy keeps a copy of what a signed-in user saw.
 func (s *Server) requireAuth(next http.Handler) http.Handler {
 	if s.token == "" {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
-		if p == "/healthz" || p == "/login" || strings.HasPrefix(p, "/static/") || s.authorized(r) {
+		if strings.HasPrefix(p, "/static/") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		if p == "/healthz" || p == "/login" || p == "/logout" || s.authorized(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

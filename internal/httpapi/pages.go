@@ -3,7 +3,6 @@ package httpapi
 import (
 	"cmp"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
@@ -340,45 +338,4 @@ func (s *Server) pageUpload(w http.ResponseWriter, r *http.Request) {
 		Accept:  strings.Join(uploadAccept, ","),
 		MaxMB:   s.maxUpload >> 20,
 	})
-}
-
-// safeNext keeps a post-login redirect on this server.
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/"
-	}
-	return next
-}
-
-func (s *Server) pageLogin(w http.ResponseWriter, r *http.Request) {
-	if s.token == "" {
-		http.Redirect(w, r, "/", http.StatusSeeOther)
-		return
-	}
-	s.render(w, r, http.StatusOK, web.PageLogin, web.LoginPage{Base: web.Base{Title: "Sign in"}, Next: safeNext(r.URL.Query().Get("next"))})
-}
-
-// sessionLifetime is how long a web sign-in lasts.
-const sessionLifetime = 12 * time.Hour
-
-func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
-	if s.token == "" {
-		http.Redirect(w, r, "/", http.StatusSeeOther)
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
-	if err := r.ParseForm(); err != nil {
-		s.renderError(w, r, http.StatusBadRequest, "Bad request", "The sign-in form could not be read.")
-		return
-	}
-	next := safeNext(r.PostForm.Get("next"))
-	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("token")), []byte(s.token)) != 1 {
-		s.render(w, r, http.StatusUnauthorized, web.PageLogin, web.LoginPage{Base: web.Base{Title: "Sign in"}, Failed: true, Next: next})
-		return
-	}
-	http.SetCookie(w, &http.Cookie{
-		Name: sessionCookie, Value: s.sessionValue(), Path: "/",
-		MaxAge: int(sessionLifetime / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
-	})
-	http.Redirect(w, r, next, http.StatusSeeOther)
 }

@@ -76,12 +76,17 @@ type Config struct {
 	// Log receives one line per request and every internal error. Nil
 	// discards.
 	Log *slog.Logger
-	// Now is the clock of the dashboard's "expiring soon". Nil means time.Now.
+	// Now is the server's clock: the dashboard's "expiring soon", session
+	// expiry and the sign-in rate limit. Nil means time.Now.
 	Now func() time.Time
 	// Token, when set, is required as "Authorization: Bearer TOKEN" (or the
 	// session cookie the login page sets) on every route but /healthz and
 	// the static files. Serve refuses a non-loopback listener without one.
 	Token string
+	// SecureCookies marks the session cookie Secure on every response, not
+	// only on requests that arrived over TLS: for a TLS-terminating proxy
+	// in front of a plain-HTTP server.
+	SecureCookies bool
 	// CORSOrigin, when set, is the one origin allowed to call the API from a
 	// browser page it serves (e.g. https://intranet.example.com). Empty
 	// means no cross-origin access.
@@ -127,6 +132,12 @@ type Server struct {
 	pages        *web.Renderer
 	handler      http.Handler
 
+	// secureCookies, sessions and logins are the web sign-in's; see
+	// auth.go.
+	secureCookies bool
+	sessions      *sessionStore
+	logins        *loginLimiter
+
 	// shutdown is closed when Serve shuts down, so that long-lived event
 	// streams end instead of holding the shutdown up.
 	shutdown     chan struct{}
@@ -159,6 +170,9 @@ func New(cfg Config) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.secureCookies = cfg.SecureCookies
+	s.sessions = newSessionStore(s.now, maxSessions)
+	s.logins = newLoginLimiter(s.now)
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}
@@ -206,6 +220,7 @@ func (s *Server) routeTable() []route {
 		{"GET", "/upload", s.pageUpload},
 		{"GET", "/login", s.pageLogin},
 		{"POST", "/login", s.handleLogin},
+		{"POST", "/logout", s.handleLogout},
 	}
 }
 

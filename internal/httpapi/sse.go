@@ -32,7 +32,7 @@ func startSSE(w http.ResponseWriter) *sseWriter {
 	_ = rc.SetReadDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
+	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // ask reverse proxies not to buffer
 	w.WriteHeader(http.StatusOK)
 	s := &sseWriter{w: w, rc: rc}
