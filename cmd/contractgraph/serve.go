@@ -29,6 +29,9 @@ type serveOptions struct {
 	addr       string
 	corsOrigin string
 	uploadDir  string
+	// secureCookies marks the session cookie Secure behind a
+	// TLS-terminating proxy, where requests arrive as plain HTTP.
+	secureCookies bool
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -63,6 +66,7 @@ func newServeCmd(a *app) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&opts.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	f.StringVar(&opts.corsOrigin, "cors-origin", "", "let web pages from this origin (e.g. https://intranet.example.com) call the API; off by default")
+	f.BoolVar(&opts.secureCookies, "secure-cookies", false, "mark the sign-in cookie Secure even on plain HTTP (behind a TLS-terminating proxy); it always is over TLS")
 	f.StringVar(&opts.uploadDir, "upload-dir", "", "where uploaded documents are kept (default: contractgraph-uploads beside the database)")
 	return cmd
 }
@@ -132,11 +136,12 @@ func (a *app) newHTTPServer(ctx context.Context, store graph.Store, opts serveOp
 		return nil, err
 	}
 	cfg := httpapi.Config{
-		Store:      store,
-		Tools:      set,
-		Log:        a.log,
-		Token:      os.Getenv("CONTRACTGRAPH_TOKEN"),
-		CORSOrigin: opts.corsOrigin,
+		Store:         store,
+		Tools:         set,
+		Log:           a.log,
+		Token:         os.Getenv("CONTRACTGRAPH_TOKEN"),
+		CORSOrigin:    opts.corsOrigin,
+		SecureCookies: opts.secureCookies,
 	}
 	model, err := a.openModel(ctx)
 	switch {
