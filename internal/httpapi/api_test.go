@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -386,8 +387,14 @@ func TestAuthentication(t *testing.T) {
 	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteLaxMode || strings.Contains(cookie.Value, token) {
 		t.Fatalf("session cookie = %+v, want HttpOnly, SameSite=Lax, not holding the token", cookie)
 	}
-	if r := send("GET", "/chat", map[string]string{"Cookie": cookie.Name + "=" + cookie.Value}, ""); r.StatusCode != 200 {
-		t.Errorf("page with the session cookie: %d, want 200", r.StatusCode)
+	r = send("GET", "/chat", map[string]string{"Cookie": cookie.Name + "=" + cookie.Value}, "")
+	page, _ := io.ReadAll(r.Body)
+	if r.StatusCode != 200 || !strings.Contains(string(page), `<form class="sign-out" method="post" action="/logout">`) {
+		t.Errorf("page with the session cookie: %d, want 200 with a sign-out button", r.StatusCode)
+	}
+	r = send("GET", "/login", nil, "")
+	if page, _ := io.ReadAll(r.Body); strings.Contains(string(page), `action="/logout"`) {
+		t.Error("the sign-in page shows a sign-out button")
 	}
 }
 

@@ -154,7 +154,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("%w %q: want scheme://host[:port], e.g. https://intranet.example.com", ErrBadCORSOrigin, cfg.CORSOrigin)
 		}
 	}
-	pages, err := web.NewRenderer()
+	pages, err := web.NewRenderer(web.RendererOptions{SignOut: cfg.Token != ""})
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: %w", err)
 	}

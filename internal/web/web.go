@@ -51,11 +51,19 @@ type Renderer struct {
 	pages map[string]*template.Template
 }
 
+// RendererOptions configures a Renderer.
+type RendererOptions struct {
+	// SignOut shows a sign-out button (POST /logout) in the header of
+	// every page but the sign-in page: set when the app requires signing in.
+	SignOut bool
+}
+
 // NewRenderer parses every page template together with the shared layout.
-func NewRenderer() (*Renderer, error) {
+func NewRenderer(opts RendererOptions) (*Renderer, error) {
 	r := &Renderer{pages: make(map[string]*template.Template, len(pageNames))}
 	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
+		signOut := opts.SignOut && name != PageLogin
+		t, err := template.New(name).Funcs(funcs).Funcs(template.FuncMap{"signOut": func() bool { return signOut }}).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("parse page %s: %w", name, err)
 		}

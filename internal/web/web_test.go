@@ -145,7 +145,7 @@ func TestFormatAmount(t *testing.T) {
 }
 
 func TestRenderPages(t *testing.T) {
-	r, err := NewRenderer()
+	r, err := NewRenderer(RendererOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
