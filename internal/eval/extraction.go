@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/extract"
 	"github.com/contractgraph/contractgraph/internal/importer"
 	"github.com/contractgraph/contractgraph/internal/llm"
 )
@@ -422,8 +423,12 @@ type CategoryScore struct {
 type EvidenceTally struct {
 	Values     int `json:"values"`
 	Verified   int `json:"verified"`    // flagged and Text[Start:End] == quote
-	Unverified int `json:"unverified"`  // not flagged: the quote was not found in the text
+	Unverified int `json:"unverified"`  // not flagged: the quote was not found in the text (or does not state the value)
 	BadOffsets int `json:"bad_offsets"` // flagged, but the offsets do not hold the quote
+	// Unsupported counts values whose quote is at its offsets but does not
+	// state the value (extract.QuoteStates); they are not Verified, even
+	// when a store written before that check flags them.
+	Unsupported int `json:"unsupported"`
 	// Share is Verified / Values.
 	Share float64 `json:"share"`
 }
@@ -433,6 +438,7 @@ func (t *EvidenceTally) add(o EvidenceTally) {
 	t.Verified += o.Verified
 	t.Unverified += o.Unverified
 	t.BadOffsets += o.BadOffsets
+	t.Unsupported += o.Unsupported
 }
 
 func (t *EvidenceTally) finish() { t.Share = ratio(t.Verified, t.Values) }
@@ -454,6 +460,12 @@ func checkSpan(t *EvidenceTally, text, quote string, start, end int, verified bo
 // separately, its clauses, against c.Text.
 func CheckEvidence(c *contract.Contract) (values, clauses EvidenceTally) {
 	for _, e := range c.Evidence {
+		located := e.Start >= 0 && e.Start < e.End && e.End <= len(c.Text) && c.Text[e.Start:e.End] == e.Quote
+		if located && !extract.QuoteStates(e.Field, evidenceValue(c, e), e.Quote) {
+			values.Values++
+			values.Unsupported++
+			continue
+		}
 		checkSpan(&values, c.Text, e.Quote, e.Start, e.End, e.Verified)
 	}
 	for _, cl := range c.Clauses {
@@ -669,11 +681,24 @@ func compareContract(g GoldContract, p *contract.Contract) ContractResult {
 	return cr
 }
 
+// evidenceValue is the value e supports in the stored form QuoteStates
+// takes: e.Value, or for evidence recorded without it (the CUAD importer's
+// governing law) the contract's own field.
+func evidenceValue(c *contract.Contract, e contract.Evidence) string {
+	if e.Value != "" {
+		return e.Value
+	}
+	if e.Field == FieldGoverningLaw && c.GoverningLaw != nil {
+		return strings.Trim(c.GoverningLaw.State+", "+c.GoverningLaw.Country, ", ")
+	}
+	return goldValue(c, e.Field)
+}
+
 // verifiedField reports whether c's evidence for field was located in its text.
 func verifiedField(c *contract.Contract, field string) bool {
 	for _, e := range c.Evidence {
 		if e.Field == field {
-			return e.Verified
+			return e.Verified && extract.QuoteStates(e.Field, evidenceValue(c, e), e.Quote)
 		}
 	}
 	return false
@@ -699,8 +724,12 @@ func pct(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
 
 // describeEvidence says how many of a tally's quotes hold at their offsets.
 func describeEvidence(t EvidenceTally, what string) string {
-	return fmt.Sprintf("%d of %d %s verified at their offsets (%s); %d not located in the text, %d flagged verified at wrong offsets",
+	out := fmt.Sprintf("%d of %d %s verified at their offsets (%s); %d not located in the text, %d flagged verified at wrong offsets",
 		t.Verified, t.Values, what, pct(t.Share), t.Unverified, t.BadOffsets)
+	if t.Unsupported > 0 {
+		out += fmt.Sprintf(", %d located but not stating the value", t.Unsupported)
+	}
+	return out
 }
 
 // extractionHeadline is the report's one-line summary.

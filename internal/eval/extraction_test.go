@@ -124,8 +124,11 @@ func TestCheckEvidence(t *testing.T) {
 	law, lawEnd := at("governed by the laws of Nevada")
 	date, dateEnd := at("March 1, 2019")
 	c := &contract.Contract{Text: text, Evidence: []contract.Evidence{
-		{Field: "governing_law", Quote: "governed by the laws of Nevada", Start: law, End: lawEnd, Verified: true},
-		{Field: "effective_date", Quote: "March 1, 2019", Start: date, End: dateEnd, Verified: true},
+		{Field: "governing_law", Value: "NV, US", Quote: "governed by the laws of Nevada", Start: law, End: lawEnd, Verified: true},
+		{Field: "effective_date", Value: "2019-03-01", Quote: "March 1, 2019", Start: date, End: dateEnd, Verified: true},
+		// At its offsets, but not stating the value (flagged by a store
+		// written before that check).
+		{Field: "governing_law", Value: "CA, US", Quote: "March 1, 2019", Start: date, End: dateEnd, Verified: true},
 		{Field: "end_date", Quote: "March 1, 2019", Start: 0, End: 13, Verified: true},         // flagged, wrong offsets
 		{Field: "renewal_term", Quote: "one year", Verified: false},                            // not located
 		{Field: "notice_period", Quote: "ninety days", Start: 70, End: 900, Verified: true},    // offsets past the text
@@ -134,7 +137,7 @@ func TestCheckEvidence(t *testing.T) {
 		{Type: "Governing Law", Text: "This Agreement is governed by the laws of Nevada.", Start: 0, End: 49, Verified: true},
 	}}
 	values, clauses := CheckEvidence(c)
-	want := EvidenceTally{Values: 6, Verified: 2, Unverified: 1, BadOffsets: 3, Share: 2.0 / 6}
+	want := EvidenceTally{Values: 7, Verified: 2, Unverified: 1, BadOffsets: 3, Unsupported: 1, Share: 2.0 / 7}
 	if diff := cmp.Diff(want, values); diff != "" {
 		t.Errorf("values (-want +got):\n%s", diff)
 	}
@@ -186,7 +189,7 @@ func TestScoreExtraction(t *testing.T) {
 		Clauses: []contract.Clause{{Type: "Governing Law", Text: "Governed by Nevada law.", Start: 31, End: 54, Verified: true}, {Type: "Audit Rights", Text: "audits"}},
 		Evidence: []contract.Evidence{
 			{Field: "parties[0].name", Quote: "Acme Corp.", Start: 0, End: 10, Verified: true},
-			{Field: "governing_law", Quote: "Governed by Nevada law.", Start: 31, End: 54, Verified: true},
+			{Field: "governing_law", Value: "NV, US", Quote: "Governed by Nevada law.", Start: 31, End: 54, Verified: true},
 			{Field: "end_date", Quote: "March 1, 2020"},
 		}}
 	preds := map[string]Prediction{

@@ -53,6 +53,7 @@ func build(id, text string, loc *Locator, x *Extraction) (*contract.Contract, []
 			b.problem("total_amount", err)
 		} else {
 			c.TotalAmount = &amount
+			b.checkEvidence("total_amount")
 		}
 	}
 	if v := b.value("currency", x.Currency); v != "" {
@@ -111,6 +112,17 @@ func (b *builder) addEvidence(field, value, quote string) {
 	b.evidence = append(b.evidence, ev)
 }
 
+// checkEvidence keeps field's evidence verified only when its quote states
+// the final value (see QuoteStates); run once the value is normalised.
+func (b *builder) checkEvidence(field string) {
+	if n := len(b.evidence); n > 0 && b.evidence[n-1].Field == field {
+		ev := &b.evidence[n-1]
+		if ev.Verified && !QuoteStates(field, ev.Value, ev.Quote) {
+			ev.Verified = false
+		}
+	}
+}
+
 func (b *builder) date(field string, v Value) string {
 	s := b.value(field, v)
 	if s == "" {
@@ -123,6 +135,7 @@ func (b *builder) date(field string, v Value) string {
 		return ""
 	}
 	b.setEvidenceValue(field, d)
+	b.checkEvidence(field)
 	return d
 }
 
@@ -137,6 +150,7 @@ func (b *builder) duration(field string, v Value) string {
 		return ""
 	}
 	b.setEvidenceValue(field, s)
+	b.checkEvidence(field)
 	return s
 }
 
@@ -154,6 +168,12 @@ func (b *builder) setEvidenceValue(field, v string) {
 
 func (b *builder) governingLaw(g GoverningLaw) *contract.Location {
 	country, state := strings.TrimSpace(g.Country), strings.TrimSpace(g.State)
+	if placeholder(state) {
+		state = "" // "none", "N/A": the model had no state to give
+	}
+	if placeholder(country) {
+		country = ""
+	}
 	if country == "" && state == "" {
 		return nil
 	}
@@ -185,6 +205,7 @@ func (b *builder) governingLaw(g GoverningLaw) *contract.Location {
 		}
 	}
 	b.addEvidence("governing_law", strings.Trim(loc.State+", "+loc.Country, ", "), g.Evidence)
+	b.checkEvidence("governing_law")
 	return loc
 }
 
@@ -309,4 +330,13 @@ func title(text string) string {
 		return line
 	}
 	return ""
+}
+
+// placeholder reports a value that stands for no value.
+func placeholder(s string) bool {
+	switch strings.ToLower(strings.Trim(s, " .()[]")) {
+	case "none", "n/a", "na", "null", "nil", "unknown", "not specified", "not stated", "-":
+		return true
+	}
+	return false
 }
