@@ -107,6 +107,7 @@ func TestUnverified(t *testing.T) {
 		{name: "synthetic ids", text: "gen-42-0000017 has no end date.", want: []string{"gen-42-0000017"}},
 		{name: "sources line leftovers", text: "Answer.\nSources: c03, invented-id, none, contract_search, the tool results, 2005-12-31, acme-nda-2019",
 			want: []string{"invented-id", "acme-nda-2019"}},
+		{name: "field and result names are not ids", text: "Answer.\nSources: party_id, contract_search_result, ghost_2020", want: []string{"ghost_2020"}},
 		{name: "dates, amounts and clause names are not ids", text: "It ended on 2005-12-31 after 10 years, for USD 1,000,000; see the Non-Compete clause and Q4 2019.\nSources: none", want: nil},
 		{name: "a glued mention is not an id", text: "abc03 and c03x are words here.", want: nil},
 		{name: "duplicates once, in order", text: "c98, c97, c98.\nSources: c97, c96", want: []string{"c98", "c97", "c96"}},

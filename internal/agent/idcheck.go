@@ -173,7 +173,7 @@ func (s *seen) unverified(body, sources string, toolNames []string) []string {
 	rest := findShapes(s.maskSeen(sources))
 	for _, item := range splitSourceItems(rest) {
 		item = strings.Trim(item, idTrim+"-•")
-		if item == "" || strings.ContainsAny(item, " \t") || notAnID[strings.ToLower(item)] {
+		if item == "" || strings.ContainsAny(item, " \t") || notAnID[strings.ToLower(item)] || SchemaWord(item) {
 			continue
 		}
 		if strings.ContainsAny(item, "0123456789-_.") && strings.ContainsFunc(item, isASCIILetter) {
@@ -182,6 +182,13 @@ func (s *seen) unverified(body, sources string, toolNames []string) []string {
 	}
 	return out
 }
+
+var schemaWord = regexp.MustCompile(`^[a-z]+(?:_[a-z]+)+$`)
+
+// SchemaWord reports a lower-case snake_case word without digits
+// ("party_id", "contract_search_result"): a small model writes field and
+// tool names on its Sources line, and no store's ids look like that.
+func SchemaWord(s string) bool { return schemaWord.MatchString(s) }
 
 // notAnID are words models put on a Sources line that are not ids.
 var notAnID = map[string]bool{

@@ -164,10 +164,27 @@ func unreturnedSources(raw string, ret *returned, question string, toolNames []s
 			continue
 		case slices.Contains(toolNames, lp), strings.Contains(q, lp):
 			continue
+		case agent.SchemaWord(p), strings.ContainsAny(part, "{}") || strings.Contains(part, `":`):
+			// Field or tool names, or a tool call written on the Sources
+			// line: noise, not a claim that some contract says so.
+			continue
+		case startsWithTool(lp, toolNames):
+			continue
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// startsWithTool reports a Sources item that begins with a tool's name and
+// a space ("contract_search with contract_type Distributor").
+func startsWithTool(item string, toolNames []string) bool {
+	for _, n := range toolNames {
+		if strings.HasPrefix(item, n+" ") {
+			return true
+		}
+	}
+	return false
 }
 
 // asciiLower lower-cases ASCII letters only, keeping byte offsets.

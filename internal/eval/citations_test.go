@@ -26,6 +26,10 @@ func TestUnreturnedSources(t *testing.T) {
 		{"the last Sources line counts", "Sources: ghost\nmore text\nSources: demo-saas-kestrel", "", nil},
 		{"named in the question", "x\nSources: demo-transport-lumen", "Show me demo-transport-lumen", nil},
 		{"no Sources line", "Just prose about acme-2021-001.", "", nil},
+		// What a 1.5B model puts there: its call, field and result names.
+		{"a call and field names", "x\nSources: contract_aggregate {\"governing_law_state\": \"US\", \"group_by\": \"governing_law_state\"}, party_id, contract_search_result, ghost-2020-1",
+			"", []string{"ghost-2020-1"}},
+		{"a tool named with its arguments", "x\nSources: contract_search with contract_type Distributor", "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
