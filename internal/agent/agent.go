@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/textnum"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
@@ -107,6 +108,10 @@ type run struct {
 	question string          // the question as asked, for the no-answer prompt
 	nudged   bool            // the model was asked once more for an answer
 	last     *toolOutcome    // the last successful tool call, to compose from
+	// figures are the numbers of the run's tool results (figureBytes of
+	// them read), to check the answer's figures against; nil before any.
+	figures     map[float64]bool
+	figureBytes int
 }
 
 type toolOutcome struct {
@@ -225,6 +230,15 @@ func (r *run) answer(text string) (*Answer, error) {
 	ans.Unverified = r.seen.unverified(body, sources, r.names)
 	if len(ans.Unverified) > 0 {
 		ans.Notes = append(ans.Notes, unverifiedNote(ans.Unverified))
+	}
+	if ans.ComposedFrom == "" && r.figures != nil {
+		for _, n := range textnum.Find(r.question) {
+			r.figures[n] = true
+		}
+		ans.UnsupportedFigures = unsupportedFigures(ans.Text, r.figures)
+		if len(ans.UnsupportedFigures) > 0 {
+			ans.Notes = append(ans.Notes, unsupportedFiguresNote(ans.UnsupportedFigures))
+		}
 	}
 	return ans, nil
 }
@@ -439,6 +453,12 @@ func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, fromText bool)
 			ev.Result = o.result
 			r.seen.add(o.call.Name, o.result)
 			r.last = &o
+			if r.figures == nil {
+				r.figures = map[float64]bool{}
+			}
+			if r.figureBytes += len(o.result); r.figureBytes <= maxFigureScan {
+				resultNumbers(o.result, r.figures)
+			}
 		}
 		r.emit(Event{Type: EventToolResult, ToolResult: ev})
 	}

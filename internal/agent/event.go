@@ -64,6 +64,10 @@ type Answer struct {
 	// returned during the run, in order of first mention. They stay in
 	// Text; readers should check them before relying on them.
 	Unverified []string `json:"unverified,omitempty"`
+	// UnsupportedFigures lists the numbers the answer states that no tool
+	// result of the run (nor the question) holds, even rounded: figures
+	// the model did not take from the graph.
+	UnsupportedFigures []string `json:"unsupported_figures,omitempty"`
 	// Notes are short warnings for the reader about this answer, such as
 	// the Unverified ids.
 	Notes []string `json:"notes,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -60,5 +61,41 @@ func TestOneTurnRunsAtMostMaxCallsPerStep(t *testing.T) {
 	}
 	if total > 2000+25*250 || cut == 0 {
 		t.Errorf("tool results sent back: %d bytes, %d cut; want them within the 2,000-byte turn budget (plus notes)", total, cut)
+	}
+}
+
+// TestFiguresNoToolResultHolds: the answer's numbers are checked against
+// the run's tool results; a figure the model made up is listed and noted,
+// rounded and returned ones are not, nor list numbers or the question's.
+func TestFiguresNoToolResultHolds(t *testing.T) {
+	tests := []struct {
+		answer string
+		want   []string
+	}{
+		{"There is 1 Distributor contract, c03.\nSources: c03", nil},
+		{"The total value is $1,000,000 across 1 contract.\nSources: c03", []string{"1,000,000"}},
+		{"1. c03, which ended in 2005.\n2. Nothing else.\nSources: c03", nil},
+		{"Of the 7 contracts, 1 is a distributor agreement.", []string{"7"}},
+	}
+	for _, tt := range tests {
+		set := toolSet(t)
+		m := llmtest.NewScripted(
+			llmtest.Calls(llmtest.Call("call_1", "contract_search", `{"contract_type":"Distributor"}`)),
+			llmtest.Text(tt.answer),
+		)
+		ans, err := newAgent(m, set).Run(context.Background(), nil, "How many distributor agreements ended in 2005?", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ans.UnsupportedFigures, tt.want) {
+			t.Errorf("%q: unsupported figures %q, want %q", tt.answer, ans.UnsupportedFigures, tt.want)
+		}
+		noted := false
+		for _, n := range ans.Notes {
+			noted = noted || strings.Contains(n, "no tool result of this run contains")
+		}
+		if noted != (len(tt.want) > 0) {
+			t.Errorf("%q: notes %q", tt.answer, ans.Notes)
+		}
 	}
 }

@@ -114,6 +114,11 @@ type Result struct {
 	CitationsOK *bool    `json:"citations_ok,omitempty"`
 	Unreturned  []string `json:"unreturned_ids,omitempty"`
 
+	// UnsupportedFigures are numbers the answer states that no tool result
+	// of the run holds (agent.Answer.UnsupportedFigures); reported, not
+	// part of Pass.
+	UnsupportedFigures []string `json:"unsupported_figures,omitempty"`
+
 	ModelCalls int       `json:"model_calls"`
 	Usage      llm.Usage `json:"usage"`
 	DurationMS int64     `json:"duration_ms"`
@@ -207,6 +212,8 @@ type Summary struct {
 	MeanLatencyMS int64     `json:"mean_latency_ms"`
 	// Resumed results were taken from an earlier run (--resume).
 	Resumed int `json:"resumed,omitempty"`
+	// UnsupportedFigures counts answers stating a number no tool result held.
+	UnsupportedFigures int `json:"unsupported_figures"`
 }
 
 // Summarize computes the summary of results.
@@ -255,6 +262,9 @@ func Summarize(results []Result) Summary {
 		s.DurationMS += r.DurationMS
 		if r.Resumed {
 			s.Resumed++
+		}
+		if len(r.UnsupportedFigures) > 0 {
+			s.UnsupportedFigures++
 		}
 	}
 	if s.Questions > 0 {
@@ -442,6 +452,7 @@ func (e *Answers) ask(ctx context.Context, q Question, seed int64) (out asked) {
 		return out
 	}
 	r.Answer = ans.Text
+	r.UnsupportedFigures = ans.UnsupportedFigures
 	if ans.Citations != nil {
 		r.Citations = ans.Citations
 	}

@@ -241,7 +241,7 @@ func WriteAnswersMarkdown(w io.Writer, runs []*Run) error {
 		}
 	}
 	b.WriteString("## Scores\n\n")
-	head := []string{"model", "score", "tool results", "figures", "citations", "errors"}
+	head := []string{"model", "score", "tool results", "figures", "citations", "figures not in results", "errors"}
 	if h.Judge != "" {
 		head = append(head, "satisfactory", "correctness", "faithfulness")
 	}
@@ -249,7 +249,7 @@ func WriteAnswersMarkdown(w io.Writer, runs []*Run) error {
 	var rows [][]string
 	for _, r := range runs {
 		s := r.Summary
-		row := []string{r.Model, Share(s.Passed, s.Questions), Share(s.ToolCorrect, s.WithExpected), Share(s.FiguresOK, s.WithFigures), Share(s.CitationsOK, s.Answered), fmt.Sprint(s.Errors)}
+		row := []string{r.Model, Share(s.Passed, s.Questions), Share(s.ToolCorrect, s.WithExpected), Share(s.FiguresOK, s.WithFigures), Share(s.CitationsOK, s.Answered), Share(s.UnsupportedFigures, s.Answered), fmt.Sprint(s.Errors)}
 		if h.Judge != "" {
 			sat := Share(s.Satisfactory, s.Judged)
 			if s.JudgeErrors > 0 {

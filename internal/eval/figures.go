@@ -2,12 +2,10 @@ package eval
 
 import (
 	"fmt"
-	"math"
+	"github.com/contractgraph/contractgraph/internal/textnum"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Figure is one must_contain entry and whether the answer states it.
@@ -48,9 +46,9 @@ func statesFigure(answer, want string) bool {
 	if y, m, d, ok := isoDate(want); ok {
 		return statesDate(answer, y, m, d)
 	}
-	if v, decimals, ok := parseFigure(want); ok {
-		for _, n := range answerNumbers(answer) {
-			if roundTo(n, decimals) == v {
+	if v, decimals, ok := textnum.Parse(want); ok {
+		for _, n := range textnum.Find(answer) {
+			if textnum.Round(n, decimals) == v {
 				return true
 			}
 		}
@@ -91,125 +89,4 @@ func statesDate(answer string, y, m, d int) bool {
 	re := regexp.MustCompile(`(?i)(?:^|[^\p{L}\p{N}])(?:` + day + `(?:\s+of)?\s+` + month + `,?\s+` + year +
 		`|` + month + `\s+` + day + `,?\s+` + year + `)(?:$|[^\p{N}])`)
 	return re.MatchString(answer)
-}
-
-// parseFigure reads an expected number: digits with optional thousands
-// separators and decimals, optionally with a currency sign, a sign or a
-// percent sign. decimals is the number of digits after the point.
-func parseFigure(s string) (v float64, decimals int, ok bool) {
-	t := strings.TrimSpace(s)
-	t = strings.TrimPrefix(t, "US$")
-	t = strings.TrimLeft(t, "$€£¥")
-	t = strings.TrimSuffix(t, "%")
-	t = strings.TrimSpace(t)
-	neg := strings.HasPrefix(t, "-")
-	t = strings.TrimPrefix(t, "-")
-	if !figureRe.MatchString(t) {
-		return 0, 0, false
-	}
-	n, dec := numberValue(t)
-	if neg {
-		n = -n
-	}
-	return n, dec, true
-}
-
-var figureRe = regexp.MustCompile(`^` + numberPattern + `$`)
-
-// numberPattern is a number with optional thousands separators (comma,
-// apostrophe, no-break, narrow no-break or thin space) and decimals.
-const numberPattern = `(?:\d{1,3}(?:[,'\x{00A0}\x{202F}\x{2009}]\d{3})+|\d+)(?:\.\d+)?`
-
-// wordNumbers are the numbers commonly written as words.
-var wordNumbers = map[string]int{
-	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-	"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-	"seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-	"sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
-}
-
-var wordNumberRe = regexp.MustCompile(`(?i)\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](one|two|three|four|five|six|seven|eight|nine))?\b`)
-
-var (
-	numberRe = regexp.MustCompile(numberPattern + `(?:\s*(million|billion|thousand|mn|bn)\b)?`)
-	dateRe   = regexp.MustCompile(`\d{4}-\d{2}-\d{2}`)
-)
-
-func numberValue(t string) (float64, int) {
-	digits := strings.Map(func(r rune) rune {
-		if r == '.' || unicode.IsDigit(r) {
-			return r
-		}
-		return -1
-	}, t)
-	dec := 0
-	if i := strings.IndexByte(digits, '.'); i >= 0 {
-		dec = len(digits) - i - 1
-	}
-	v, _ := strconv.ParseFloat(digits, 64)
-	return v, dec
-}
-
-// answerNumbers lists the numbers written in s, scaled by a following
-// "million"/"billion"/"thousand". ISO dates contribute their year only.
-func answerNumbers(s string) []float64 {
-	var out []float64
-	masked := []byte(s)
-	for _, loc := range dateRe.FindAllStringIndex(s, -1) {
-		y, _ := strconv.Atoi(s[loc[0] : loc[0]+4])
-		out = append(out, float64(y))
-		for i := loc[0]; i < loc[1]; i++ {
-			masked[i] = ' '
-		}
-	}
-	text := string(masked)
-	for _, m := range wordNumberRe.FindAllStringSubmatch(text, -1) {
-		n := wordNumbers[strings.ToLower(m[1])]
-		if m[2] != "" {
-			n += wordNumbers[strings.ToLower(m[2])]
-		}
-		out = append(out, float64(n))
-	}
-	for _, m := range numberRe.FindAllStringSubmatchIndex(text, -1) {
-		start, end := m[0], m[1]
-		if start > 0 {
-			r, _ := utf8.DecodeLastRuneInString(text[:start])
-			if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' && start > 1 && isAlnumBefore(text, start-1) {
-				continue
-			}
-		}
-		numEnd := end
-		scale := 1.0
-		if m[2] >= 0 {
-			numEnd = m[2]
-			switch strings.ToLower(text[m[2]:m[3]]) {
-			case "million", "mn":
-				scale = 1e6
-			case "billion", "bn":
-				scale = 1e9
-			case "thousand":
-				scale = 1e3
-			}
-		}
-		v, _ := numberValue(strings.TrimSpace(text[start:numEnd]))
-		out = append(out, v)
-		if scale != 1 {
-			out = append(out, v*scale)
-		}
-	}
-	return out
-}
-
-func isAlnumBefore(s string, i int) bool {
-	r, _ := utf8.DecodeLastRuneInString(s[:i])
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
-}
-
-func roundTo(v float64, decimals int) float64 {
-	p := math.Pow(10, float64(decimals))
-	r := math.Round(v*p) / p
-	// Undo the binary noise of the division so that equality with the
-	// parsed figure holds.
-	r, _ = strconv.ParseFloat(strconv.FormatFloat(r, 'f', decimals, 64), 64)
-	return r
 }

@@ -1,6 +1,10 @@
 package eval
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/contractgraph/contractgraph/internal/textnum"
+)
 
 func TestStatesFigure(t *testing.T) {
 	tests := []struct {
@@ -56,7 +60,7 @@ func FuzzStatesFigure(f *testing.F) {
 	f.Add("30th of Apr. 2026", "2026-04-30")
 	f.Fuzz(func(t *testing.T, answer, want string) {
 		statesFigure(answer, want) // must not panic
-		if v, _, ok := parseFigure(want); ok && v >= 0 && !statesFigure(want, want) {
+		if v, _, ok := textnum.Parse(want); ok && v >= 0 && !statesFigure(want, want) {
 			t.Errorf("a figure %q does not state itself", want)
 		}
 	})
