@@ -112,6 +112,7 @@ type run struct {
 	// them read), to check the answer's figures against; nil before any.
 	figures     map[float64]bool
 	figureBytes int
+	looped      bool // a reply was stopped because it repeated itself
 }
 
 type toolOutcome struct {
@@ -230,6 +231,9 @@ func (r *run) answer(text string) (*Answer, error) {
 	ans.Unverified = r.seen.unverified(body, sources, r.names)
 	if len(ans.Unverified) > 0 {
 		ans.Notes = append(ans.Notes, unverifiedNote(ans.Unverified))
+	}
+	if r.looped {
+		ans.Notes = append(ans.Notes, "The model's reply started repeating itself and was cut off there.")
 	}
 	if ans.ComposedFrom == "" && r.figures != nil {
 		for _, n := range textnum.Find(r.question) {
@@ -386,12 +390,26 @@ func (r *run) generate(ctx context.Context, req *llm.Request) (*llm.Response, er
 	}
 	lead := &leadHold{emit: func(t string) { r.emit(Event{Type: EventToken, Token: t}) }}
 	sc := newCallScanner(r.isTool, lead.write)
+	// A reply that falls into a loop is stopped and kept up to its first
+	// repetition, as llm.Complete does for structured replies.
+	var guard llm.LoopGuard
+	cut := -1
 	resp, err := s.Stream(ctx, req, func(d llm.Delta) error {
 		if d.Text != "" {
+			if n, looping := guard.Add(d.Text); looping {
+				cut = n
+				return llm.ErrRepeating
+			}
 			sc.write(d.Text)
 		}
 		return nil
 	})
+	if cut >= 0 && errors.Is(err, llm.ErrRepeating) && ctx.Err() == nil {
+		r.log.Warn("the model's reply repeated itself; stopped it", "bytes", len(guard.Text()))
+		r.looped = true
+		sc.close()
+		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: guard.Text()[:cut]}, FinishReason: llm.FinishRepetition}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -99,3 +99,24 @@ func TestFiguresNoToolResultHolds(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopingAnswerIsCut: a streamed answer that repeats itself is stopped
+// at its first repetition and noted; the run still answers.
+func TestLoopingAnswerIsCut(t *testing.T) {
+	set := toolSet(t)
+	loop := "There is one Distributor contract. " + strings.Repeat("It is c03, which ended on 2005-12-31. ", 80)
+	s := llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("call_1", "contract_search", `{"contract_type":"Distributor"}`)),
+		llmtest.Text(loop),
+	)
+	ans, err := newAgent(s.Streaming(), set).Run(context.Background(), nil, "How many distributor agreements?", func(agent.Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Text) > 200 || !strings.HasPrefix(ans.Text, "There is one Distributor contract.") || strings.Count(ans.Text, "c03") > 2 {
+		t.Errorf("answer = %d bytes %q, want it cut at the first repetition", len(ans.Text), ans.Text)
+	}
+	if !slices.ContainsFunc(ans.Notes, func(n string) bool { return strings.Contains(n, "repeating itself") }) {
+		t.Errorf("notes %q lack the cut", ans.Notes)
+	}
+}

@@ -36,6 +36,22 @@ type loopGuard struct {
 	checked int
 }
 
+// LoopGuard is loopGuard for callers that stream themselves (the agent):
+// feed it each piece of reply text; when Add reports a loop, stop the
+// stream and keep Text()[:cut].
+type LoopGuard struct{ g loopGuard }
+
+// Add appends text and reports whether the reply now ends in a loop, and
+// where to cut it to keep one copy of the repeated part.
+func (l *LoopGuard) Add(text string) (cut int, looping bool) { return l.g.add(text) }
+
+// Text is the reply so far.
+func (l *LoopGuard) Text() string { return string(l.g.buf) }
+
+// ErrRepeating is returned from a stream callback to stop a reply that
+// loops; Complete turns it into FinishRepetition.
+var ErrRepeating = errRepeating
+
 // add appends text and reports whether the reply now ends in a loop, and
 // where the text should be cut to keep one copy of the repeated unit.
 func (g *loopGuard) add(text string) (cut int, looping bool) {
