@@ -323,6 +323,9 @@ func (p *answersProgress) report(e eval.Progress) {
 	if r.CitationsOK != nil && !*r.CitationsOK {
 		notes = append(notes, "unreturned citations")
 	}
+	if len(r.UnsupportedFigures) > 0 {
+		notes = append(notes, "figures in no tool result")
+	}
 	if r.JudgeError != "" {
 		notes = append(notes, "judge failed")
 	}

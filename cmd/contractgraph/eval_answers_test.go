@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -139,7 +140,7 @@ func reportResult(t *testing.T, result string) string {
 		return fmt.Sprintf("%d contracts match.\nSources: %s", *r.TotalCount, sources)
 	}
 	if len(r.Groups) > 0 {
-		return fmt.Sprintf("%s leads with %g.\nSources: %s", r.Groups[0].Key, r.Groups[0].Value, sources)
+		return fmt.Sprintf("%s leads with %s.\nSources: %s", r.Groups[0].Key, strconv.FormatFloat(r.Groups[0].Value, 'f', -1, 64), sources)
 	}
 	return "Nothing found.\nSources: none"
 }

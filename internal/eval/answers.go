@@ -115,8 +115,8 @@ type Result struct {
 	Unreturned  []string `json:"unreturned_ids,omitempty"`
 
 	// UnsupportedFigures are numbers the answer states that no tool result
-	// of the run holds (agent.Answer.UnsupportedFigures); reported, not
-	// part of Pass.
+	// of the run holds (agent.Answer.UnsupportedFigures); an answer with
+	// any does not pass.
 	UnsupportedFigures []string `json:"unsupported_figures,omitempty"`
 
 	ModelCalls int       `json:"model_calls"`
@@ -130,7 +130,8 @@ type Result struct {
 	JudgeUsage *llm.Usage `json:"judge_usage,omitempty"`
 
 	// Pass: answered without error, tool result correct (when expected),
-	// every figure stated (when given) and every citation returned.
+	// every figure stated (when given), every citation returned and every
+	// number stated found in a tool result.
 	Pass bool `json:"pass"`
 
 	// Incomplete marks the question a cancelled run was asking; Resumed a
@@ -476,7 +477,8 @@ func (e *Answers) ask(ctx context.Context, q Question, seed int64) (out asked) {
 	r.Pass = strings.TrimSpace(r.Answer) != "" &&
 		(r.ToolCorrect == nil || *r.ToolCorrect) &&
 		(r.FiguresOK == nil || *r.FiguresOK) &&
-		r.CitationsOK != nil && *r.CitationsOK
+		r.CitationsOK != nil && *r.CitationsOK &&
+		len(r.UnsupportedFigures) == 0
 	if e.Judge != nil && strings.TrimSpace(r.Answer) != "" {
 		v, u, err := e.Judge.Grade(ctx, q, &r)
 		if u != (llm.Usage{}) {

@@ -319,6 +319,9 @@ func outcomeText(r *Result) string {
 	if len(r.Unreturned) > 0 {
 		why = append(why, "not returned by a tool: "+strings.Join(r.Unreturned, ", "))
 	}
+	if len(r.UnsupportedFigures) > 0 {
+		why = append(why, "figures in no tool result: "+strings.Join(r.UnsupportedFigures, ", "))
+	}
 	if r.Judge != nil {
 		why = append(why, fmt.Sprintf("judge %d/%d%s", r.Judge.Correctness, r.Judge.Faithfulness, map[bool]string{true: " ✓", false: " ✗"}[r.Judge.Satisfactory]))
 	}
