@@ -253,7 +253,10 @@ func (s *Store) SearchVectors(ctx context.Context, q graph.VectorQuery) ([]graph
 	indexed := s.vectorDims == len(vec)
 	s.vectorMu.Unlock()
 	if indexed && len(q.ContractIDs) == 0 {
-		k := min(4*n, 200)
+		// The index is approximate (HNSW): ask it for many more
+		// candidates than wanted, which is what keeps its recall high
+		// when a query lies far from most chunks.
+		k := min(max(20*n, 100), 500)
 		recs, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: searchVectorIndexCypher,
 			Params: map[string]any{"k": int64(k), "vector": vec, "model": q.Model}})
 		if err != nil {

@@ -79,6 +79,9 @@ func schemaStatements() []statement {
 
 const awaitIndexesCypher = "CALL db.awaitIndexes(300)"
 
+// awaitVectorIndexCypher waits until the chunk vector index is online.
+const awaitVectorIndexCypher = "CALL db.awaitIndex('" + chunkVectorIndex + "', 300)"
+
 // vectorIndexCypher reports the chunk vector index's dimension, if it exists.
 const vectorIndexCypher = "SHOW VECTOR INDEXES YIELD name, options WHERE name = '" + chunkVectorIndex +
 	"' RETURN options.indexConfig['vector.dimensions'] AS dims"

@@ -132,6 +132,7 @@ func TestCypherDump(t *testing.T) {
 		d.add("schema "+string(rune('a'+i)), st)
 	}
 	d.add("await indexes", statement{Cypher: awaitIndexesCypher})
+	d.add("await the vector index", statement{Cypher: awaitVectorIndexCypher})
 	d.add("vector index lookup", statement{Cypher: vectorIndexCypher})
 	d.add("vector index create", vectorIndexStatement(384))
 

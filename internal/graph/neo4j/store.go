@@ -176,6 +176,12 @@ func (s *Store) ensureVectorIndex(ctx context.Context, dims int) error {
 	if err := s.schemaWrite(ctx, vectorIndexStatement(dims)); err != nil {
 		return err
 	}
+	// The index is created after the batch that first stored embeddings,
+	// so Neo4j fills it with those chunks in the background; wait, or a
+	// search right after the import misses them.
+	if _, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: awaitVectorIndexCypher}); err != nil {
+		return fmt.Errorf("wait for the vector index: %w", err)
+	}
 	s.vectorDims = dims
 	return nil
 }
