@@ -392,26 +392,18 @@ func (r *run) generate(ctx context.Context, req *llm.Request) (*llm.Response, er
 	sc := newCallScanner(r.isTool, lead.write)
 	// A reply that falls into a loop is stopped and kept up to its first
 	// repetition, as llm.Complete does for structured replies.
-	var guard llm.LoopGuard
-	cut := -1
-	resp, err := s.Stream(ctx, req, func(d llm.Delta) error {
+	resp, err := llm.StreamStoppingLoops(ctx, s, req, func(d llm.Delta) error {
 		if d.Text != "" {
-			if n, looping := guard.Add(d.Text); looping {
-				cut = n
-				return llm.ErrRepeating
-			}
 			sc.write(d.Text)
 		}
 		return nil
 	})
-	if cut >= 0 && errors.Is(err, llm.ErrRepeating) && ctx.Err() == nil {
-		r.log.Warn("the model's reply repeated itself; stopped it", "bytes", len(guard.Text()))
-		r.looped = true
-		sc.close()
-		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: guard.Text()[:cut]}, FinishReason: llm.FinishRepetition}, nil
-	}
 	if err != nil {
 		return nil, err
+	}
+	if resp.FinishReason == llm.FinishRepetition {
+		r.log.Warn("the model's reply repeated itself; stopped it", "bytes", len(resp.Message.Content))
+		r.looped = true
 	}
 	sc.close()
 	return resp, nil

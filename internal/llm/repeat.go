@@ -1,6 +1,10 @@
 package llm
 
-import "bytes"
+import (
+	"bytes"
+	"context"
+	"errors"
+)
 
 // A small model decoding greedily (temperature 0) can fall into a loop:
 // the same clause, party or line written again and again until the reply
@@ -36,21 +40,31 @@ type loopGuard struct {
 	checked int
 }
 
-// LoopGuard is loopGuard for callers that stream themselves (the agent):
-// feed it each piece of reply text; when Add reports a loop, stop the
-// stream and keep Text()[:cut].
-type LoopGuard struct{ g loopGuard }
+// StreamStoppingLoops streams req from s like s.Stream, calling fn with
+// each delta, but stops a reply whose text falls into a loop and returns it
+// up to the loop's first repetition, with FinishReason FinishRepetition and
+// no usage (the server never finished the reply). fn does not see the
+// delta that revealed the loop.
+func StreamStoppingLoops(ctx context.Context, s Streamer, req *Request, fn func(Delta) error) (*Response, error) {
+	var guard loopGuard
+	cut := -1
+	resp, err := s.Stream(ctx, req, func(d Delta) error {
+		if d.Text != "" {
+			if n, looping := guard.add(d.Text); looping {
+				cut = n
+				return errRepeating
+			}
+		}
+		return fn(d)
+	})
+	if cut >= 0 && errors.Is(err, errRepeating) {
+		return &Response{Message: Message{Role: RoleAssistant, Content: string(guard.buf[:cut])}, FinishReason: FinishRepetition}, nil
+	}
+	return resp, err
+}
 
-// Add appends text and reports whether the reply now ends in a loop, and
-// where to cut it to keep one copy of the repeated part.
-func (l *LoopGuard) Add(text string) (cut int, looping bool) { return l.g.add(text) }
-
-// Text is the reply so far.
-func (l *LoopGuard) Text() string { return string(l.g.buf) }
-
-// ErrRepeating is returned from a stream callback to stop a reply that
-// loops; Complete turns it into FinishRepetition.
-var ErrRepeating = errRepeating
+// errRepeating stops a stream that loops.
+var errRepeating = errors.New("the reply repeats itself")
 
 // add appends text and reports whether the reply now ends in a loop, and
 // where the text should be cut to keep one copy of the repeated unit.

@@ -133,7 +133,7 @@ type Progress struct {
 // after each piece; otherwise it is one Generate call and progress is
 // called once with the whole reply. A streamed reply that falls into a
 // loop is stopped and returned up to the loop's first repetition, with
-// FinishReason FinishRepetition (see loopGuard). Errors are the model's.
+// FinishReason FinishRepetition (StreamStoppingLoops). Errors are the model's.
 func Complete(ctx context.Context, m Model, req *Request, progress func(Progress)) (*Response, error) {
 	s, ok := m.(Streamer)
 	if !ok {
@@ -148,30 +148,15 @@ func Complete(ctx context.Context, m Model, req *Request, progress func(Progress
 		return resp, err
 	}
 	var p Progress
-	var guard loopGuard
-	cut := -1
-	resp, err := s.Stream(ctx, req, func(d Delta) error {
+	return StreamStoppingLoops(ctx, s, req, func(d Delta) error {
 		p.Deltas++
 		p.Bytes += len(d.Text) + len(d.ArgumentsPart)
 		if progress != nil {
 			progress(p)
 		}
-		if d.Text != "" {
-			if n, looping := guard.add(d.Text); looping {
-				cut = n
-				return errRepeating
-			}
-		}
 		return nil
 	})
-	if cut >= 0 && errors.Is(err, errRepeating) {
-		return &Response{Message: Message{Role: RoleAssistant, Content: string(guard.buf[:cut])}, FinishReason: FinishRepetition}, nil
-	}
-	return resp, err
 }
-
-// errRepeating stops a stream that loops.
-var errRepeating = errors.New("the reply repeats itself")
 
 // DecodeData decodes text (a model's reply, possibly wrapped in a Markdown
 // code fence) into T after validating it against schema. Failures are
