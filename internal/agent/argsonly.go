@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 
 	"github.com/contractgraph/contractgraph/internal/llm"
@@ -63,7 +62,11 @@ func argsOnlyCall(text string, defs []llm.ToolDef) (parsedCall, bool) {
 	return parsedCall{}, false
 }
 
-var wordByte = regexp.MustCompile(`[A-Za-z0-9_]`)
+// isWordByte reports an ASCII letter, digit or underscore: the bytes a
+// tool name is glued to when it is part of a longer word.
+func isWordByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b|0x20 && b|0x20 <= 'z'
+}
 
 // mentionsName reports whether name occurs in text as a whole word.
 func mentionsName(text, name string) bool {
@@ -74,8 +77,8 @@ func mentionsName(text, name string) bool {
 		}
 		i += from
 		end := i + len(name)
-		before := i == 0 || !wordByte.MatchString(text[i-1:i])
-		after := end == len(text) || !wordByte.MatchString(text[end:end+1])
+		before := i == 0 || !isWordByte(text[i-1])
+		after := end == len(text) || !isWordByte(text[end])
 		if before && after {
 			return true
 		}

@@ -443,13 +443,17 @@ func (t *EvidenceTally) add(o EvidenceTally) {
 
 func (t *EvidenceTally) finish() { t.Share = ratio(t.Verified, t.Values) }
 
-// checkSpan classifies one quote stored with offsets into text.
-func checkSpan(t *EvidenceTally, text, quote string, start, end int, verified bool) {
+// checkSpan classifies one quote stored with offsets into text; states
+// says whether the quote states its value (extract.QuoteStates).
+func checkSpan(t *EvidenceTally, text, quote string, start, end int, verified, states bool) {
 	t.Values++
+	located := start >= 0 && start < end && end <= len(text) && text[start:end] == quote
 	switch {
+	case located && !states:
+		t.Unsupported++
 	case !verified:
 		t.Unverified++
-	case start >= 0 && start < end && end <= len(text) && text[start:end] == quote:
+	case located:
 		t.Verified++
 	default:
 		t.BadOffsets++
@@ -460,16 +464,10 @@ func checkSpan(t *EvidenceTally, text, quote string, start, end int, verified bo
 // separately, its clauses, against c.Text.
 func CheckEvidence(c *contract.Contract) (values, clauses EvidenceTally) {
 	for _, e := range c.Evidence {
-		located := e.Start >= 0 && e.Start < e.End && e.End <= len(c.Text) && c.Text[e.Start:e.End] == e.Quote
-		if located && !extract.QuoteStates(e.Field, evidenceValue(c, e), e.Quote) {
-			values.Values++
-			values.Unsupported++
-			continue
-		}
-		checkSpan(&values, c.Text, e.Quote, e.Start, e.End, e.Verified)
+		checkSpan(&values, c.Text, e.Quote, e.Start, e.End, e.Verified, extract.QuoteStates(e.Field, evidenceValue(c, e), e.Quote))
 	}
 	for _, cl := range c.Clauses {
-		checkSpan(&clauses, c.Text, cl.Text, cl.Start, cl.End, cl.Verified)
+		checkSpan(&clauses, c.Text, cl.Text, cl.Start, cl.End, cl.Verified, true)
 	}
 	values.finish()
 	clauses.finish()

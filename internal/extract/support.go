@@ -46,11 +46,11 @@ const maxPlaceWords = 4
 
 func quoteNamesPlace(value, quote string) bool {
 	state, country, ok := strings.Cut(value, ", ")
-	if !ok || placeholder(state) {
-		state, country = "", strings.TrimSpace(country)
-		if !ok {
-			country = value
-		}
+	if !ok {
+		state, country = "", value
+	}
+	if placeholder(state) {
+		state = ""
 	}
 	words := strings.FieldsFunc(quote, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '\''
