@@ -10,6 +10,7 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
@@ -19,39 +20,12 @@ import (
 // not exist.
 var ErrNotFound = errors.New("not found")
 
-// Filter is the set of shared contract filters of the tool API. The zero
-// value matches every contract. All conditions are ANDed.
-type Filter struct {
-	MinEffectiveDate string // YYYY-MM-DD inclusive; "" = unbounded
-	MaxEffectiveDate string
-	MinEndDate       string
-	MaxEndDate       string
-	ContractType     string // canonical type
-	// Parties: each entry must match some party of the contract whose name
-	// or alias, reduced by contract.MatchKey, contains contract.MatchKey(entry).
-	Parties             []string
-	PartyCountry        string // ISO alpha-2: some party has a location in it
-	GoverningLawCountry string // ISO alpha-2
-	GoverningLawState   string // normalised (USPS code in the US)
-	// Active, when set, keeps contracts whose end_date >= AsOf (true) or
-	// < AsOf (false). Contracts without an end date match neither.
-	Active *bool
-	AsOf   string // YYYY-MM-DD, always set by the tools layer
-	// Monetary compares total_amount; contracts without an amount never match.
-	Monetary *Monetary
-	// ClauseTypes: every entry must be present, as a clause type or group.
-	ClauseTypes []string
-	// SummarySearch is free text matched (full-text) against summary, scope and title.
-	SummarySearch string
-	// ContractIDs restricts to these ids when non-empty.
-	ContractIDs []string
-}
-
-// Monetary is a comparison on a contract's total amount.
-type Monetary struct {
-	Op    string // one of = > < >= <=
-	Value float64
-}
+// ErrInvalidQuery is matched (errors.Is) by every error a Store method
+// returns for a query it refuses: an unknown order, grouping or metric, a
+// limit or offset out of range, a free-text search with no searchable word.
+// Such an error is the caller's mistake: the edges map it to exit code 2,
+// HTTP 400 or an MCP tool error, never to an internal error.
+var ErrInvalidQuery = errors.New("invalid query")
 
 // Contract orderings accepted by ContractQuery.OrderBy.
 const (
@@ -61,6 +35,10 @@ const (
 	OrderDurationDays  = "duration_days"
 	OrderPartyCount    = "party_count"
 )
+
+// ContractOrders lists the orderings ContractQuery.OrderBy accepts; the
+// tool schemas take their enums from it and every backend must serve each.
+var ContractOrders = []string{OrderEffectiveDate, OrderEndDate, OrderTotalAmount, OrderDurationDays, OrderPartyCount}
 
 // ContractQuery is a contract_search call. Results are ordered by OrderBy
 // (nulls last in both directions) and then by id ascending, so every backend
@@ -124,7 +102,15 @@ const (
 	GroupGoverningLawCountry = "governing_law_country"
 	GroupGoverningLawState   = "governing_law_state"
 	GroupClauseType          = "clause_type"
+	GroupRenewalKind         = "renewal_kind" // contract.RenewalKinds; contracts without one are left out
 )
+
+// Groupings lists the groupings AggregateQuery.GroupBy accepts (besides "").
+var Groupings = []string{
+	GroupContractType, GroupEffectiveYear, GroupEffectiveMonth, GroupEffectiveQuarter, GroupEndYear,
+	GroupParty, GroupPartyCountry, GroupGoverningLawCountry, GroupGoverningLawState, GroupClauseType,
+	GroupRenewalKind,
+}
 
 // Aggregate metrics accepted by AggregateQuery.Metric.
 const (
@@ -138,13 +124,22 @@ const (
 	MetricMaxDurationDays = "max_duration_days"
 )
 
+// Metrics lists the metrics AggregateQuery.Metric accepts.
+var Metrics = []string{
+	MetricCount, MetricSumAmount, MetricAvgAmount, MetricMinAmount, MetricMaxAmount,
+	MetricAvgDurationDays, MetricMinDurationDays, MetricMaxDurationDays,
+}
+
 // AggregateQuery is a contract_aggregate call. A contract belongs to every
 // group its grouping values put it in (a contract with parties in two
 // countries counts in both); contracts with no value for the grouping are
-// left out. Count is the number of distinct contracts in a group; Value is
-// the metric over those contracts that have the measured field (nil when
-// none has). Groups are ordered by value, then key, descending unless Asc,
-// with nil values last.
+// left out. With an amount metric (AmountMetric), a group is a grouping
+// value and a currency: amounts in different currencies are never summed,
+// averaged or compared, and each group says its Currency. Count is the
+// number of distinct contracts in a group; Value is the metric over those
+// contracts that have the measured field (nil when none has). Groups are
+// ordered by value, then key, descending unless Asc, with nil values last,
+// then by currency ascending.
 type AggregateQuery struct {
 	Filter
 	GroupBy string
@@ -155,16 +150,51 @@ type AggregateQuery struct {
 
 // Group is one aggregate group.
 type Group struct {
-	Key   string   `json:"key"`
-	Value *float64 `json:"value"`
-	Count int      `json:"count"`
+	Key string `json:"key"`
+	// Currency is set for the amount metrics only (sum_amount,
+	// avg_amount, min_amount, max_amount), which never combine currencies:
+	// each key has one group per ISO 4217 currency of its contracts, ""
+	// for contracts whose amounts name none.
+	Currency *string  `json:"currency,omitempty"`
+	Value    *float64 `json:"value"`
+	Count    int      `json:"count"`
+}
+
+// AmountMetric reports whether metric measures amounts of money, which
+// aggregates group by currency.
+func AmountMetric(metric string) bool {
+	switch metric {
+	case MetricSumAmount, MetricAvgAmount, MetricMinAmount, MetricMaxAmount:
+		return true
+	}
+	return false
 }
 
 // AggregateResult is contract_aggregate's answer.
 type AggregateResult struct {
 	TotalGroups int     `json:"total_groups"`
 	Groups      []Group `json:"groups"`
+	// Conversion, set when the caller asked for amounts in one currency,
+	// says into which and by what rates (given by the caller, never
+	// assumed); every group's Currency is then To.
+	Conversion *Conversion `json:"conversion,omitempty"`
 }
+
+// Conversion is the currency and rate table an aggregate converted its
+// amounts with: units of To per unit of each currency.
+type Conversion struct {
+	To    string             `json:"to"`
+	Rates map[string]float64 `json:"rates"`
+}
+
+// Party orderings accepted by PartyQuery.OrderBy.
+const (
+	PartyOrderContractCount = "contract_count"
+	PartyOrderName          = "name"
+)
+
+// PartyOrders lists the orderings PartyQuery.OrderBy accepts (besides "").
+var PartyOrders = []string{PartyOrderContractCount, PartyOrderName}
 
 // PartyQuery is a party_search call.
 type PartyQuery struct {
@@ -203,16 +233,50 @@ type ClauseQuery struct {
 	Limit       int      // 1..50
 }
 
-// ClauseHit is one ranked passage. Higher Score is better.
+// ClauseHit is one ranked passage. Higher Score is better. Text is the
+// contract's own words at Start:End. A clause whose words were never
+// located in a text (the reference extraction gives only LLM-written
+// summaries) has no Text but its Summary, and no span: its JSON leaves
+// text, start and end out, so that a summary is never taken for a quote.
 type ClauseHit struct {
 	ContractID string  `json:"contract_id"`
 	ClauseID   string  `json:"clause_id,omitempty"`
 	ClauseType string  `json:"clause_type,omitempty"`
 	Text       string  `json:"text"`
+	Summary    string  `json:"summary,omitempty"`
 	Start      int     `json:"start"`
 	End        int     `json:"end"`
 	Verified   bool    `json:"verified"`
 	Score      float64 `json:"score"`
+}
+
+// SummaryOnly reports whether the hit is a clause's summary rather than
+// words of the contract.
+func (h ClauseHit) SummaryOnly() bool { return h.Text == "" && h.Summary != "" }
+
+// Passage is what the hit says: its text, or its summary for a
+// summary-only clause. Rankers score it.
+func (h ClauseHit) Passage() string {
+	if h.SummaryOnly() {
+		return h.Summary
+	}
+	return h.Text
+}
+
+// MarshalJSON leaves text, start and end out of a summary-only hit.
+func (h ClauseHit) MarshalJSON() ([]byte, error) {
+	type plain ClauseHit
+	if !h.SummaryOnly() {
+		return json.Marshal(plain(h))
+	}
+	return json.Marshal(struct {
+		ContractID string  `json:"contract_id"`
+		ClauseID   string  `json:"clause_id,omitempty"`
+		ClauseType string  `json:"clause_type,omitempty"`
+		Summary    string  `json:"summary"`
+		Verified   bool    `json:"verified"`
+		Score      float64 `json:"score"`
+	}{h.ContractID, h.ClauseID, h.ClauseType, h.Summary, h.Verified, h.Score})
 }
 
 // PutStatus says what writing one contract did.
@@ -224,6 +288,10 @@ const (
 	PutUpdated   PutStatus = "updated"
 	PutUnchanged PutStatus = "unchanged"
 	PutFailed    PutStatus = "failed"
+	// PutMerged: the stored version, from another source, was combined
+	// with the new one field by field (contract.Merge), and something of
+	// it survives; PutOutcome.Merge says what.
+	PutMerged PutStatus = "merged"
 )
 
 // PutOutcome is the result of writing one contract.
@@ -231,6 +299,9 @@ type PutOutcome struct {
 	ID     string
 	Status PutStatus
 	Err    error // set when Status is PutFailed
+	// Merge is set when Status is PutMerged: what of the stored version
+	// survived and which fields conflicted.
+	Merge *contract.MergeReport
 }
 
 // Stats counts nodes by label and relationships by type, using the schema's
@@ -244,7 +315,10 @@ type Stats struct {
 // Store is the contract graph. Implementations are safe for concurrent use.
 type Store interface {
 	// PutContracts writes each contract atomically (all of its nodes and
-	// relationships or none), replacing any stored contract with the same id.
+	// relationships or none). A contract with the id of a stored one is
+	// combined with it by MergeStored: the new record replaces what its own
+	// source said before and fills in or outranks the other sources'
+	// values field by field, so that no source's values are silently lost.
 	// Parties are merged by normalised name (and known aliases) across
 	// contracts; a merged party is named by contract.PreferredName of its
 	// spellings, so that its name does not depend on the order contracts
@@ -255,7 +329,8 @@ type Store interface {
 	PutContracts(ctx context.Context, cs []*contract.Contract) ([]PutOutcome, error)
 
 	// GetContract returns the full contract with parties, clauses, chunks
-	// (without embeddings) and text, or ErrNotFound.
+	// (without embeddings) and text, or an error wrapping ErrNotFound that
+	// names the id.
 	GetContract(ctx context.Context, id string) (*contract.Contract, error)
 
 	// Contracts calls fn for every stored contract in id order (the full
@@ -263,14 +338,42 @@ type Store interface {
 	// then returned.
 	Contracts(ctx context.Context, fn func(*contract.Contract) error) error
 
+	// SearchContracts answers contract_search: the number of contracts q
+	// matches and a page of them. A query the store refuses (an unknown
+	// order, a limit or offset out of range, a summary search without a
+	// searchable word, an invalid monetary comparison) is an error matching
+	// ErrInvalidQuery; any other error is the store's failure.
 	SearchContracts(ctx context.Context, q ContractQuery) (ContractResult, error)
+
+	// AggregateContracts answers contract_aggregate. Refused queries (an
+	// unknown grouping or metric, a limit out of range, an invalid filter)
+	// match ErrInvalidQuery.
 	AggregateContracts(ctx context.Context, q AggregateQuery) (AggregateResult, error)
+
+	// SearchParties answers party_search. Refused queries (an unknown
+	// order, a limit out of range) match ErrInvalidQuery.
 	SearchParties(ctx context.Context, q PartyQuery) (PartyResult, error)
+
+	// SearchClauses answers clause_search by BM25. A query without a
+	// searchable word, a limit out of range or an invalid filter matches
+	// ErrInvalidQuery. Contract ids in q.Filter that do not exist match
+	// nothing; they are not an error.
 	SearchClauses(ctx context.Context, q ClauseQuery) ([]ClauseHit, error)
 
-	// Stats counts nodes and relationships.
+	// Stats counts nodes and relationships; errors are the store's failures.
 	Stats(ctx context.Context) (Stats, error)
 
 	// Close releases the store's resources.
 	Close() error
+}
+
+// ContractDeleter is a Store that deletes contracts.
+type ContractDeleter interface {
+	// DeleteContracts removes each stored contract of ids with its
+	// clauses, chunks, evidence, text and party roles, and the parties and
+	// locations that no remaining contract uses, and returns the ids it
+	// deleted, in the order given. Ids not stored are skipped; they are not
+	// an error. All of it happens in one transaction: on an error (the
+	// store's failure or a cancelled context) nothing is deleted.
+	DeleteContracts(ctx context.Context, ids []string) ([]string, error)
 }

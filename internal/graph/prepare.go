@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,8 +17,16 @@ import (
 	"github.com/contractgraph/contractgraph/internal/contract"
 )
 
-// MaxIDLen bounds contract ids, which appear in every answer and URL.
+// MaxIDLen bounds contract ids, which appear in every answer and URL, and
+// each field and label of a contract's provenance.
 const MaxIDLen = 512
+
+// maxRenewalCount bounds Contract.RenewalCount: no contract limits its
+// renewals to more than a hundred.
+const maxRenewalCount = 100
+
+// MaxProvenance bounds the entries of a contract's provenance.
+const MaxProvenance = 100000
 
 // FieldError says which field of which contract a store rejected. Every
 // backend validates with Prepare, so all accept and reject the same contracts.
@@ -48,9 +58,10 @@ type Prepared struct {
 // missing clause and chunk ids derived from the contract id and position.
 // The store rejects what it could not store faithfully or what would make
 // answers wrong: an empty or over-long id, malformed dates, non-finite
-// amounts, negative durations, nameless parties, typeless clauses and spans
-// (of clauses, chunks and evidence) that lie outside the text or claim a
-// verification they do not have.
+// or negative amounts, negative durations, nameless parties, typeless
+// clauses, spans (of clauses, chunks and evidence) that lie outside the text
+// or claim a verification they do not have, and a NUL character or invalid
+// UTF-8 in any field (named with its byte offset; see textcheck.go).
 func Prepare(in *contract.Contract) (*Prepared, error) {
 	if in == nil {
 		return nil, errors.New("nil contract")
@@ -66,8 +77,6 @@ func Prepare(in *contract.Contract) (*Prepared, error) {
 		return nil, bad("id", "has surrounding whitespace")
 	case len(c.ID) > MaxIDLen:
 		return nil, bad("id", "longer than %d bytes", MaxIDLen)
-	case !utf8.ValidString(c.ID):
-		return nil, bad("id", "not valid UTF-8")
 	}
 	for _, d := range []struct{ field, value string }{
 		{"effective_date", c.EffectiveDate}, {"end_date", c.EndDate},
@@ -79,8 +88,30 @@ func Prepare(in *contract.Contract) (*Prepared, error) {
 			return nil, bad(d.field, "%q is not a YYYY-MM-DD date", d.value)
 		}
 	}
+	if c.RenewalKind != "" && !slices.Contains(contract.RenewalKinds, c.RenewalKind) {
+		return nil, bad("renewal_kind", "%q is not one of %s", c.RenewalKind, strings.Join(contract.RenewalKinds, ", "))
+	}
+	if c.RenewalCount < 0 || c.RenewalCount > maxRenewalCount {
+		return nil, bad("renewal_count", "%d is outside 0..%d", c.RenewalCount, maxRenewalCount)
+	}
+	if c.TerminationNotice != "" {
+		if _, err := contract.ParseISODuration(c.TerminationNotice); err != nil {
+			return nil, bad("termination_notice", "%v", err)
+		}
+	}
 	if c.TotalAmount != nil && (math.IsNaN(*c.TotalAmount) || math.IsInf(*c.TotalAmount, 0)) {
 		return nil, bad("total_amount", "not a finite number")
+	}
+	if c.TotalAmount != nil && *c.TotalAmount < 0 {
+		return nil, bad("total_amount", "negative (%s): a contract's value is not below zero", strconv.FormatFloat(*c.TotalAmount, 'f', -1, 64))
+	}
+	if c.Currency != "" {
+		// Stored amounts name their currency by its ISO 4217 code.
+		if code, ok := contract.NormalizeCurrency(c.Currency); ok {
+			c.Currency = code
+		} else if !isCurrencyCode(c.Currency) {
+			return nil, bad("currency", "%q is not an ISO 4217 currency code such as USD, EUR or GBP", c.Currency)
+		}
 	}
 	if c.DurationDays != nil && *c.DurationDays < 0 {
 		return nil, bad("duration_days", "negative (%d)", *c.DurationDays)
@@ -175,6 +206,22 @@ func Prepare(in *contract.Contract) (*Prepared, error) {
 		u := *c.Usage
 		c.Usage = &u
 	}
+	if len(c.Provenance) == 0 {
+		c.Provenance = nil
+	} else {
+		c.Provenance = maps.Clone(c.Provenance)
+	}
+	if len(c.Provenance) > MaxProvenance {
+		return nil, bad("provenance", "%d entries, more than %d", len(c.Provenance), MaxProvenance)
+	}
+	for f, src := range c.Provenance {
+		if f == "" || len(f) > MaxIDLen || len(src) > MaxIDLen || !utf8.ValidString(f) || !utf8.ValidString(src) {
+			return nil, bad("provenance", "entry %q: %q: a field and a source label of at most %d bytes of UTF-8 each", f, src, MaxIDLen)
+		}
+	}
+	if field, why := textError(&c); why != "" {
+		return nil, bad(field, "%s", why)
+	}
 	b, err := json.Marshal(&c)
 	if err != nil {
 		return nil, bad("", "encode: %v", err)
@@ -197,4 +244,44 @@ func PartyID(key string) string {
 func LocationID(l *contract.Location) string {
 	sum := sha256.Sum256([]byte(l.Country + "\x1f" + l.State + "\x1f" + l.City + "\x1f" + l.Address))
 	return "loc-" + hex.EncodeToString(sum[:12])
+}
+
+// MergeStored combines a stored contract with p, a prepared record with
+// the same id, by contract.Merge, and returns the result prepared and the
+// merge's report. Backends call it when the record's hash differs from the
+// stored one's; when the result's hash equals storedHash, nothing is to be
+// written (the record adds nothing to what is stored).
+func MergeStored(stored *contract.Contract, p *Prepared) (*Prepared, contract.MergeReport, error) {
+	merged, rep := contract.Merge(stored, p.Contract)
+	q, err := Prepare(merged)
+	if err != nil {
+		return nil, rep, fmt.Errorf("merge with the stored version: %w", err)
+	}
+	return q, rep, nil
+}
+
+// MergedStatus is the status of writing a merge's result over a stored
+// version whose hash was storedHash.
+func MergedStatus(q *Prepared, rep contract.MergeReport, storedHash string) PutStatus {
+	switch {
+	case q.Hash == storedHash:
+		return PutUnchanged
+	case rep.Merged():
+		return PutMerged
+	}
+	return PutUpdated
+}
+
+// isCurrencyCode reports whether s has the form of an ISO 4217 code: three
+// capital letters.
+func isCurrencyCode(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for _, r := range s {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
 }
