@@ -21,18 +21,10 @@ var (
 // It reads the narrow contracts table and probes the text and chunk tables
 // by key, so it costs milliseconds even on a large store.
 func (s *Store) ContractsWithoutChunks(ctx context.Context) ([]string, error) {
-	ids := []string{}
-	err := eachRow(ctx, s.rdb, `SELECT c.id FROM contracts c
+	ids, err := queryIDs(ctx, s.rdb, `SELECT c.id FROM contracts c
 		WHERE EXISTS (SELECT 1 FROM contract_texts t WHERE t.contract_pk = c.pk AND t.text <> '')
 		AND NOT EXISTS (SELECT 1 FROM chunks ch WHERE ch.contract_pk = c.pk)
-		ORDER BY c.id`, nil, func(r *sql.Rows) error {
-		var id string
-		if err := r.Scan(&id); err != nil {
-			return err
-		}
-		ids = append(ids, id)
-		return nil
-	})
+		ORDER BY c.id`)
 	if err != nil {
 		return nil, fmt.Errorf("contracts without chunks: %w", err)
 	}

@@ -286,7 +286,7 @@ var devCalls = []devCall{
 	{"d11", contractSearch(graph.ContractQuery{Filter: graph.Filter{Active: &yes, AsOf: "2015-06-30"}})},
 	{"d12", contractSearch(graph.ContractQuery{Filter: graph.Filter{ContractType: "License Agreement"}, OrderBy: graph.OrderEffectiveDate, Desc: true, Limit: 1})},
 	{"d13", contractSearch(graph.ContractQuery{OrderBy: graph.OrderDurationDays, Desc: true, Limit: 1})},
-	{"d14", contractSearch(graph.ContractQuery{Filter: graph.Filter{ContractType: "Joint Venture", Monetary: &graph.Monetary{Op: ">", Value: 10_000_000}}})},
+	{"d14", contractSearch(graph.ContractQuery{Filter: graph.Filter{ContractType: "Joint Venture", Monetary: &graph.Monetary{Op: ">", Value: new(10_000_000.0)}}})},
 	{"d15", aggregate(graph.AggregateQuery{GroupBy: graph.GroupEndYear, Metric: graph.MetricCount, Limit: 1})},
 	{"d16", aggregate(graph.AggregateQuery{GroupBy: graph.GroupPartyCountry, Metric: graph.MetricCount, Limit: 5})},
 	{"d17", contractSearch(graph.ContractQuery{Filter: graph.Filter{GoverningLawState: "DE", ClauseTypes: []string{contract.GroupLiability}}})},
@@ -298,6 +298,19 @@ var devCalls = []devCall{
 	{"x-clause", clauseSearch(graph.ClauseQuery{Query: "termination for convenience written notice", Limit: 5})},
 	{"x-clause-filtered", clauseSearch(graph.ClauseQuery{Query: "liability cap", Filter: graph.Filter{ContractType: "Service", GoverningLawState: "NY"}, Limit: 5})},
 	{"x-summary", contractSearch(graph.ContractQuery{Filter: graph.Filter{SummarySearch: "software development services"}})},
+	// deadline_search's default (90 days, 20 deadlines), a year of notice
+	// deadlines, and the notice-deadline filter, which reads every
+	// timeline whose bounds reach its range.
+	{"x-deadlines", deadlineSearch(graph.DeadlineQuery{From: "2024-01-01", To: "2024-03-31", Limit: 20})},
+	{"x-deadlines-notice-year", deadlineSearch(graph.DeadlineQuery{From: "2024-01-01", To: "2024-12-31", Kinds: []string{contract.DeadlineNotice}, Limit: 20})},
+	{"x-notice-filter", contractSearch(graph.ContractQuery{Filter: graph.Filter{MinNoticeDeadline: "2024-01-01", MaxNoticeDeadline: "2024-03-31"}})},
+}
+
+func deadlineSearch(q graph.DeadlineQuery) func(context.Context, graph.Store) error {
+	return func(ctx context.Context, s graph.Store) error {
+		_, err := s.(graph.DeadlineSearcher).SearchDeadlines(ctx, q)
+		return err
+	}
 }
 
 // BenchmarkQueries100k runs each dev call against a 100,000-contract store

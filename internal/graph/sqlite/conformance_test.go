@@ -9,11 +9,29 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	graphtest.Run(t, func(t *testing.T) graph.Store {
-		s, err := Open(filepath.Join(t.TempDir(), "graph.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	})
+	graphtest.Run(t, openConformance)
+}
+
+func TestStatuteConformance(t *testing.T) {
+	graphtest.RunStatutes(t, openConformance)
+}
+
+func TestSharedStatutes(t *testing.T) {
+	graphtest.RunSharedStatutes(t, openConformance)
+}
+
+func TestPartyMergerConformance(t *testing.T) {
+	graphtest.RunPartyMerger(t, openConformance)
+}
+
+func TestContractIDs(t *testing.T) {
+	graphtest.RunContractIDs(t, openConformance)
+}
+
+func openConformance(t *testing.T) graph.Store {
+	s, err := Open(filepath.Join(t.TempDir(), "graph.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

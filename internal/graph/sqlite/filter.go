@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/textmatch"
 )
 
 // where accumulates ANDed SQL conditions with their parameters. Values are
@@ -31,9 +31,6 @@ func (w *where) sql() string {
 	}
 	return " WHERE " + strings.Join(w.conds, " AND ")
 }
-
-// monetaryOps is the allow-list of amount comparisons.
-var monetaryOps = map[string]string{"=": "=", ">": ">", "<": "<", ">=": ">=", "<=": "<="}
 
 // querier is a *sql.DB or *sql.Tx.
 type querier interface {
@@ -76,7 +73,7 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 	}
 	if f.Active != nil {
 		if f.AsOf == "" {
-			return nil, errors.New("filter active needs as_of")
+			return nil, graph.ErrActiveNeedsAsOf
 		}
 		if *f.Active {
 			w.add("c.end_date >= ?", f.AsOf)
@@ -85,11 +82,14 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 		}
 	}
 	if m := f.Monetary; m != nil {
-		op, ok := monetaryOps[m.Op]
-		if !ok {
-			return nil, fmt.Errorf("unknown monetary operator %q; valid values: =, >, <, >=, <=", m.Op)
+		op, v, err := m.Comparison()
+		if err != nil {
+			return nil, err
 		}
-		w.add("c.total_amount "+op+" ?", m.Value)
+		w.add("c.total_amount "+op+" ?", v)
+	}
+	if f.Currency != "" {
+		w.add("c.pk IN (SELECT contract_pk FROM contract_details WHERE currency = ?)", f.Currency)
 	}
 	// Clause kinds with a bit are tested on the contract row; the others
 	// (unknown, or beyond the bits) through the clauses table.
@@ -112,9 +112,19 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 	if f.SummarySearch != "" {
 		q := ftsQuery(f.SummarySearch, " AND ")
 		if q == "" {
-			return nil, fmt.Errorf("summary search %q holds no searchable word", f.SummarySearch)
+			return nil, graph.NoWords("summary_search", f.SummarySearch)
 		}
 		w.add("c.pk IN (SELECT rowid FROM contract_fts WHERE contract_fts MATCH ?)", q)
+	}
+	if f.RenewalKind != "" {
+		w.add("c.pk IN (SELECT contract_pk FROM contract_timelines WHERE renewal_kind = ?)", f.RenewalKind)
+	}
+	if lo, hi, ok := f.NoticeRange(); ok {
+		cond, args, err := noticeCondition(ctx, q, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		w.add(cond, args...)
 	}
 	if len(f.ContractIDs) > 0 {
 		w.add("c.id IN ("+placeholders(len(f.ContractIDs))+")", anys(f.ContractIDs)...)
@@ -139,38 +149,13 @@ func anys(ss []string) []any {
 	return out
 }
 
-// stopWords are left out of full-text queries: every contract has them, so
-// requiring them would only lose matches.
-var stopWords = map[string]bool{
-	"a": true, "an": true, "and": true, "any": true, "are": true, "as": true, "at": true, "be": true,
-	"by": true, "for": true, "from": true, "in": true, "is": true, "it": true, "of": true, "on": true,
-	"or": true, "that": true, "the": true, "this": true, "to": true, "with": true, "which": true,
-	"what": true, "who": true, "about": true,
-}
-
-// ftsQuery turns free text into an FTS5 query: its words (letters and
-// digits), each quoted so that no FTS5 syntax in the input is interpreted,
-// joined by op (" AND " or " OR "). Stop words are dropped unless they are
-// all there is.
+// ftsQuery turns free text into an FTS5 query: its search words
+// (textmatch.SearchWords), each quoted so that no FTS5 syntax in the input
+// is interpreted, joined by op (" AND " or " OR ").
 func ftsQuery(text, op string) string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	var kept []string
-	seen := map[string]bool{}
-	for _, w := range words {
-		if !stopWords[w] && !seen[w] {
-			kept = append(kept, `"`+w+`"`)
-			seen[w] = true
-		}
+	words := textmatch.SearchWords(text)
+	for i, w := range words {
+		words[i] = `"` + w + `"`
 	}
-	if len(kept) == 0 {
-		for _, w := range words {
-			if !seen[w] {
-				kept = append(kept, `"`+w+`"`)
-				seen[w] = true
-			}
-		}
-	}
-	return strings.Join(kept, op)
+	return strings.Join(words, op)
 }

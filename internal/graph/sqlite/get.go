@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -13,7 +14,7 @@ import (
 // contractColumns are read by scanContract, in this order.
 const contractColumns = `c.pk, c.id, d.title, d.summary, c.contract_type, c.effective_date, c.end_date, d.duration,
 	c.duration_days, d.renewal_term, d.notice_period, c.total_amount, d.currency, d.scope, d.source_path, d.sha256,
-	d.extracted_by, d.extracted_at, d.usage_input_tokens, d.usage_output_tokens,
+	d.extracted_by, d.extracted_at, d.usage_input_tokens, d.usage_output_tokens, d.provenance,
 	gl.country, gl.state, gl.city, gl.address`
 
 // contractFrom joins a contract with its details and governing-law location.
@@ -26,13 +27,13 @@ func scanContract(r rowScanner) (int64, *contract.Contract, error) {
 		pk                                                      int64
 		c                                                       contract.Contract
 		title, summary, typ, eff, end, dur, renew, notice, curr sql.NullString
-		scope, src, sha, by, at                                 sql.NullString
+		scope, src, sha, by, at, prov                           sql.NullString
 		days, inTok, outTok                                     sql.NullInt64
 		amount                                                  sql.NullFloat64
 		glCountry, glState, glCity, glAddress                   sql.NullString
 	)
 	err := r.Scan(&pk, &c.ID, &title, &summary, &typ, &eff, &end, &dur, &days, &renew, &notice, &amount, &curr,
-		&scope, &src, &sha, &by, &at, &inTok, &outTok, &glCountry, &glState, &glCity, &glAddress)
+		&scope, &src, &sha, &by, &at, &inTok, &outTok, &prov, &glCountry, &glState, &glCity, &glAddress)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -50,6 +51,11 @@ func scanContract(r rowScanner) (int64, *contract.Contract, error) {
 	}
 	if inTok.Valid || outTok.Valid {
 		c.Usage = &contract.TokenUsage{InputTokens: int(inTok.Int64), OutputTokens: int(outTok.Int64)}
+	}
+	if prov.Valid {
+		if err := json.Unmarshal([]byte(prov.String), &c.Provenance); err != nil {
+			return 0, nil, fmt.Errorf("contract %q: provenance: %w", c.ID, err)
+		}
 	}
 	if glCountry.Valid {
 		c.GoverningLaw = &contract.Location{Country: glCountry.String, State: glState.String, City: glCity.String, Address: glAddress.String}
@@ -74,7 +80,7 @@ func (s *Store) GetContract(ctx context.Context, id string) (*contract.Contract,
 
 // getContract reads one contract and its parts in one read transaction, so
 // that a concurrent update is seen entirely or not at all.
-func getContract(ctx context.Context, tx *sql.Tx, id string) (*contract.Contract, error) {
+func getContract(ctx context.Context, tx queryer, id string) (*contract.Contract, error) {
 	pk, c, err := scanContract(tx.QueryRowContext(ctx, `SELECT `+contractColumns+` FROM `+contractFrom+` WHERE c.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, graph.ErrNotFound
@@ -89,7 +95,7 @@ func getContract(ctx context.Context, tx *sql.Tx, id string) (*contract.Contract
 }
 
 // loadParts fills c's parties, clauses, chunks, evidence and text.
-func loadParts(ctx context.Context, tx *sql.Tx, pk int64, c *contract.Contract) error {
+func loadParts(ctx context.Context, tx queryer, pk int64, c *contract.Contract) error {
 	err := eachRow(ctx, tx, `SELECT p.id, cp.name, cp.role, l.country, l.state, l.city, l.address
 		FROM contract_parties cp JOIN parties p ON p.pk = cp.party_pk LEFT JOIN locations l ON l.pk = cp.location_pk
 		WHERE cp.contract_pk = ? ORDER BY cp.ord`, []any{pk}, func(r *sql.Rows) error {
@@ -148,11 +154,67 @@ func loadParts(ctx context.Context, tx *sql.Tx, pk int64, c *contract.Contract) 
 	if err != nil {
 		return fmt.Errorf("evidence: %w", err)
 	}
+	if err := loadTimeline(ctx, tx, pk, c); err != nil {
+		return err
+	}
 	err = tx.QueryRowContext(ctx, `SELECT text FROM contract_texts WHERE contract_pk = ?`, pk).Scan(&c.Text)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("text: %w", err)
 	}
 	return nil
+}
+
+// queryer runs queries: a transaction, or a writer's prepared statements.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// stmtCache is a queryer over a transaction that prepares each query once,
+// for reads repeated per contract inside a write transaction.
+type stmtCache struct {
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+func (c *stmtCache) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := c.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := c.tx.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if c.stmts == nil {
+		c.stmts = map[string]*sql.Stmt{}
+	}
+	c.stmts[query] = st
+	return st, nil
+}
+
+// QueryContext implements queryer.
+func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// QueryRowContext implements queryer; a failure to prepare shows as the
+// row's error.
+func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return c.tx.QueryRowContext(ctx, query, args...) // reports the same error
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+func (c *stmtCache) close() {
+	for _, st := range c.stmts {
+		st.Close()
+	}
 }
 
 // eachRow runs q and calls fn for every row.
@@ -182,15 +244,7 @@ const contractsPage = 256
 func (s *Store) Contracts(ctx context.Context, fn func(*contract.Contract) error) error {
 	after := "" // ids are never empty
 	for {
-		var ids []string
-		err := eachRow(ctx, s.rdb, `SELECT id FROM contracts WHERE id > ? ORDER BY id LIMIT ?`, []any{after, contractsPage}, func(r *sql.Rows) error {
-			var id string
-			if err := r.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-			return nil
-		})
+		ids, err := queryIDs(ctx, s.rdb, `SELECT id FROM contracts WHERE id > ? ORDER BY id LIMIT ?`, after, contractsPage)
 		if err != nil {
 			return fmt.Errorf("list contracts: %w", err)
 		}

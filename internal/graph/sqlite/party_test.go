@@ -86,32 +86,3 @@ func TestPartyNameWithFailedContract(t *testing.T) {
 		t.Errorf("party = %q aliases %q, want ACME with alias acme", name, aliases)
 	}
 }
-
-// A spelling reaching a party through a merged party's alias key does not
-// rename it (its name stays under its own key); a better spelling of its own
-// key does.
-func TestPartyNameAfterMerge(t *testing.T) {
-	s := openTemp(t)
-	ctx := context.Background()
-	put(t, s, withParty("a", "Globex"), withParty("b", "Globex Holdings"))
-	ps, err := s.Parties(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := map[string]string{}
-	for _, p := range ps {
-		ids[p.Name] = p.ID
-	}
-	if err := s.MergeParties(ctx, ids["Globex"], []string{ids["Globex Holdings"]}); err != nil {
-		t.Fatal(err)
-	}
-	put(t, s, withParty("c", "Globex Holdings, Ltd."))
-	if name, _ := partyNames(t, s, "globex"); name != "Globex" {
-		t.Errorf("after a merged key's spelling: name = %q, want Globex", name)
-	}
-	put(t, s, withParty("d", "Globex Corporation"))
-	name, aliases := partyNames(t, s, "globex")
-	if name != "Globex Corporation" || !cmp.Equal(aliases, []string{"Globex", "Globex Holdings", "Globex Holdings, Ltd."}) {
-		t.Errorf("party = %q aliases %q, want Globex Corporation with the other three spellings", name, aliases)
-	}
-}

@@ -124,7 +124,7 @@ func (s *Store) putBatch(ctx context.Context, cs []*contract.Contract, p *prepar
 				out = append(out, graph.PutOutcome{ID: id, Status: graph.PutFailed, Err: errs[i]})
 				continue
 			}
-			status, err := w.put(sctx, preps[i], savepoints)
+			status, merge, err := w.put(sctx, preps[i], savepoints)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -135,7 +135,7 @@ func (s *Store) putBatch(ctx context.Context, cs []*contract.Contract, p *prepar
 				out = append(out, graph.PutOutcome{ID: id, Status: graph.PutFailed, Err: fmt.Errorf("contract %q: %w", id, err)})
 				continue
 			}
-			out = append(out, graph.PutOutcome{ID: id, Status: status})
+			out = append(out, graph.PutOutcome{ID: id, Status: status, Merge: merge})
 		}
 		if err := w.flushFTS(ctx); err != nil {
 			if savepoints || ctx.Err() != nil {
@@ -168,6 +168,8 @@ type writer struct {
 	parties   map[string]*cachedParty
 	locations map[contract.Location]int64
 	kinds     map[string]int // clause kind -> bit, -1 for none
+	// reads prepares the queries that read a stored version to merge.
+	reads stmtCache
 }
 
 // resetCaches forgets resolved parties and locations (when rows may have
@@ -215,7 +217,7 @@ var writeSQL = map[string]string{
 	"kindBit":        `SELECT bit FROM clause_kinds WHERE kind = ?`,
 	"kindCount":      `SELECT count(*) FROM clause_kinds`,
 	"newKind":        `INSERT INTO clause_kinds(kind, bit) VALUES (?, ?)`,
-	"insDetails":     `INSERT INTO contract_details(contract_pk, title, summary, scope, duration, renewal_term, notice_period, currency, source_path, sha256, extracted_by, extracted_at, usage_input_tokens, usage_output_tokens, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insDetails":     `INSERT INTO contract_details(contract_pk, title, summary, scope, duration, renewal_term, notice_period, currency, source_path, sha256, extracted_by, extracted_at, usage_input_tokens, usage_output_tokens, content_hash, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insText":        `INSERT INTO contract_texts(contract_pk, text) VALUES (?, ?)`,
 	"insContractFTS": `INSERT INTO contract_fts(rowid, title, summary, scope) VALUES (?, ?, ?, ?)`,
 	"insRole":        `INSERT INTO contract_parties(contract_pk, ord, party_pk, name, role, location_pk, country, contract_type) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -236,7 +238,7 @@ var writeSQL = map[string]string{
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx, deferFTS bool) (*writer, error) {
-	w := &writer{tx: tx, stmts: make(map[string]*sql.Stmt, len(writeSQL)), deferFTS: deferFTS, ftsRows: map[string][]int64{}}
+	w := &writer{tx: tx, stmts: make(map[string]*sql.Stmt, len(writeSQL)), deferFTS: deferFTS, ftsRows: map[string][]int64{}, reads: stmtCache{tx: tx}}
 	if deferFTS {
 		w.parties = map[string]*cachedParty{}
 		w.locations = map[contract.Location]int64{}
@@ -286,6 +288,7 @@ func (w *writer) close() {
 	for _, st := range w.stmts {
 		st.Close()
 	}
+	w.reads.close()
 }
 
 func (w *writer) exec(ctx context.Context, name string, args ...any) error {
@@ -323,8 +326,10 @@ func (w *writer) pks(ctx context.Context, name string, args ...any) ([]int64, er
 	return out, nil
 }
 
-// put writes one prepared contract, inside its own savepoint if asked.
-func (w *writer) put(ctx context.Context, p *graph.Prepared, savepoint bool) (graph.PutStatus, error) {
+// put writes one prepared contract, inside its own savepoint if asked. A
+// contract already stored with another hash is merged with the stored
+// version (graph.MergeStored), whose report is returned.
+func (w *writer) put(ctx context.Context, p *graph.Prepared, savepoint bool) (graph.PutStatus, *contract.MergeReport, error) {
 	var (
 		oldPK   int64
 		oldHash string
@@ -334,36 +339,50 @@ func (w *writer) put(ctx context.Context, p *graph.Prepared, savepoint bool) (gr
 	case errors.Is(err, sql.ErrNoRows):
 		exists = false
 	case err != nil:
-		return "", fmt.Errorf("lookup: %w", err)
+		return "", nil, fmt.Errorf("lookup: %w", err)
 	}
 	if exists && oldHash == p.Hash {
-		return graph.PutUnchanged, nil
+		return graph.PutUnchanged, nil, nil
+	}
+	st := graph.PutCreated
+	var rep *contract.MergeReport
+	if exists {
+		// Read in this transaction: an earlier contract of the batch may
+		// have written this id.
+		old, err := getContract(ctx, &w.reads, p.Contract.ID)
+		if err != nil {
+			return "", nil, fmt.Errorf("read the stored version: %w", err)
+		}
+		q, r, err := graph.MergeStored(old, p)
+		if err != nil {
+			return "", nil, err
+		}
+		p, st = q, graph.MergedStatus(q, r, oldHash)
+		if st == graph.PutUnchanged {
+			return st, nil, nil
+		}
+		if st == graph.PutMerged {
+			rep = &r
+		}
 	}
 	if !savepoint {
 		if err := w.write(ctx, p, exists, oldPK); err != nil {
-			return "", err
+			return "", nil, err
 		}
-		return status(exists), nil
+		return st, rep, nil
 	}
 	if err := w.exec(ctx, "savepoint"); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := w.write(ctx, p, exists, oldPK); err != nil {
 		// Undo this contract only; the rollback must run even when ctx is done.
 		bg := context.WithoutCancel(ctx)
-		return "", errors.Join(err, w.exec(bg, "rollbackToSaved"), w.exec(bg, "release"))
+		return "", nil, errors.Join(err, w.exec(bg, "rollbackToSaved"), w.exec(bg, "release"))
 	}
 	if err := w.exec(ctx, "release"); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return status(exists), nil
-}
-
-func status(existed bool) graph.PutStatus {
-	if existed {
-		return graph.PutUpdated
-	}
-	return graph.PutCreated
+	return st, rep, nil
 }
 
 func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldPK int64) error {
@@ -372,16 +391,8 @@ func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldP
 	var oldParties, oldLocations []int64
 	if exists {
 		var err error
-		if oldParties, err = w.pks(ctx, "oldParties", oldPK); err != nil {
+		if oldParties, oldLocations, err = w.remove(ctx, oldPK); err != nil {
 			return err
-		}
-		if oldLocations, err = w.pks(ctx, "oldLocations", oldPK, oldPK); err != nil {
-			return err
-		}
-		for _, st := range []string{"delClauseFTS", "delChunkFTS", "delContractFTS", "delContract"} {
-			if err := w.exec(ctx, st, oldPK); err != nil {
-				return err
-			}
 		}
 		pk = oldPK // keep the rowid stable across updates
 	}
@@ -408,7 +419,14 @@ func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldP
 	if c.Usage != nil {
 		inTok, outTok = c.Usage.InputTokens, c.Usage.OutputTokens
 	}
-	var days, amount any
+	var days, amount, prov any
+	if len(c.Provenance) > 0 {
+		b, err := json.Marshal(c.Provenance)
+		if err != nil {
+			return fmt.Errorf("provenance: %w", err)
+		}
+		prov = string(b)
+	}
 	if c.DurationDays != nil {
 		days = *c.DurationDays
 	}
@@ -437,8 +455,11 @@ func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldP
 	}
 	err = w.exec(ctx, "insDetails", newPK, null(c.Title), null(c.Summary), null(c.Scope), null(c.Duration),
 		null(c.RenewalTerm), null(c.NoticePeriod), null(c.Currency), null(c.SourcePath), null(c.SHA256),
-		null(c.ExtractedBy), null(c.ExtractedAt), inTok, outTok, p.Hash)
+		null(c.ExtractedBy), null(c.ExtractedAt), inTok, outTok, p.Hash, prov)
 	if err != nil {
+		return err
+	}
+	if err := putTimeline(ctx, w.tx, newPK, c); err != nil {
 		return err
 	}
 
@@ -500,20 +521,82 @@ func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldP
 
 	// Parties and locations only the old version used are gone with it.
 	if exists {
-		// The caches may name what is dropped here.
-		w.resetCaches()
+		return w.dropOrphans(ctx, oldParties, oldLocations)
 	}
-	for _, pk := range oldParties {
+	return nil
+}
+
+// remove deletes the contract pk with everything that is its own (details,
+// text, roles, clauses, chunks, evidence and their full-text rows) and
+// returns the parties and locations it referenced, for dropOrphans.
+func (w *writer) remove(ctx context.Context, pk int64) (parties, locations []int64, err error) {
+	if parties, err = w.pks(ctx, "oldParties", pk); err != nil {
+		return nil, nil, err
+	}
+	if locations, err = w.pks(ctx, "oldLocations", pk, pk); err != nil {
+		return nil, nil, err
+	}
+	for _, st := range []string{"delClauseFTS", "delChunkFTS", "delContractFTS", "delContract"} {
+		if err := w.exec(ctx, st, pk); err != nil {
+			return nil, nil, err
+		}
+	}
+	return parties, locations, nil
+}
+
+// dropOrphans deletes those of the parties and locations that no contract
+// uses any more.
+func (w *writer) dropOrphans(ctx context.Context, parties, locations []int64) error {
+	// The caches may name what is dropped here.
+	w.resetCaches()
+	for _, pk := range parties {
 		if err := w.exec(ctx, "dropParty", pk, pk); err != nil {
 			return err
 		}
 	}
-	for _, pk := range oldLocations {
+	for _, pk := range locations {
 		if err := w.exec(ctx, "dropLocation", pk, pk, pk); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// DeleteContracts removes contracts with their parts and the parties and
+// locations left unused, in one transaction; see graph.ContractDeleter.
+func (s *Store) DeleteContracts(ctx context.Context, ids []string) ([]string, error) {
+	deleted := []string{}
+	err := s.withWriteTx(ctx, func(tx *sql.Tx) error {
+		deleted = deleted[:0]
+		w, err := newWriter(ctx, tx, false)
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		for _, id := range ids {
+			var pk int64
+			var hash string
+			switch err := w.stmts["lookup"].QueryRowContext(ctx, id).Scan(&pk, &hash); {
+			case errors.Is(err, sql.ErrNoRows):
+				continue
+			case err != nil:
+				return fmt.Errorf("lookup: %w", err)
+			}
+			parties, locations, err := w.remove(ctx, pk)
+			if err != nil {
+				return err
+			}
+			if err := w.dropOrphans(ctx, parties, locations); err != nil {
+				return err
+			}
+			deleted = append(deleted, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("delete contracts: %w", err)
+	}
+	return deleted, nil
 }
 
 // maxKindBits is how many clause kinds get a bit in contracts.clause_bits.
@@ -703,3 +786,5 @@ func encodeVector(v []float32) []byte {
 	}
 	return b
 }
+
+var _ graph.ContractDeleter = (*Store)(nil)

@@ -21,16 +21,6 @@ var orderColumns = map[string]string{
 	graph.OrderPartyCount:    "c.party_count",
 }
 
-// validNames lists a map's keys for error messages.
-func validNames[V any](m map[string]V) string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
-}
-
 // readTx runs fn in one read-only transaction, so that the queries of one
 // answer (a count and its examples) see the same snapshot.
 func (s *Store) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
@@ -57,7 +47,7 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 	}
 	col, ok := orderColumns[orderBy]
 	if !ok {
-		return res, fmt.Errorf("search contracts: unknown order_by %q; valid values: %s", q.OrderBy, validNames(orderColumns))
+		return res, fmt.Errorf("search contracts: %w", graph.UnknownValue("order_by", q.OrderBy, graph.ContractOrders))
 	}
 	w, err := compileFilter(ctx, s.rdb, q.Filter)
 	if err != nil {
@@ -204,7 +194,8 @@ var groupings = map[string]grouping{
 	graph.GroupPartyCountry: {
 		link: "SELECT country AS k, contract_pk AS pk FROM contract_parties WHERE country IS NOT NULL AND country <> ''",
 	},
-	graph.GroupClauseType: {link: "SELECT type AS k, contract_pk AS pk FROM clauses"},
+	graph.GroupClauseType:  {link: "SELECT type AS k, contract_pk AS pk FROM clauses"},
+	graph.GroupRenewalKind: {link: "SELECT renewal_kind AS k, contract_pk AS pk FROM contract_timelines WHERE renewal_kind IS NOT NULL"},
 }
 
 // metrics is the allow-list of aggregate metrics over a group's distinct
@@ -235,12 +226,12 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 	}
 	metric, ok := metrics[metricName]
 	if !ok {
-		return res, fmt.Errorf("aggregate contracts: unknown metric %q; valid values: %s", q.Metric, validNames(metrics))
+		return res, fmt.Errorf("aggregate contracts: %w", graph.UnknownValue("metric", q.Metric, graph.Metrics))
 	}
 	var g grouping
 	if q.GroupBy != "" {
 		if g, ok = groupings[q.GroupBy]; !ok {
-			return res, fmt.Errorf("aggregate contracts: unknown group_by %q; valid values: %s", q.GroupBy, validNames(groupings))
+			return res, fmt.Errorf("aggregate contracts: %w", graph.UnknownValue("group_by", q.GroupBy, graph.Groupings))
 		}
 	}
 	w, err := compileFilter(ctx, s.rdb, q.Filter)
@@ -251,15 +242,25 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 	if q.Asc {
 		dir = "ASC"
 	}
+	// Amounts are measured per currency: the currency is a second key.
+	money := graph.AmountMetric(metricName)
+	cur, curKey, curJoin := "", "", ""
+	if money {
+		cur, curKey = ", cur", ", coalesce(cd.currency, '') AS cur"
+		curJoin = ` JOIN contract_details cd ON cd.contract_pk = c.pk`
+	}
 	var query string
 	switch {
+	case q.GroupBy == "" && money:
+		query = `SELECT 'all' AS k` + curKey + `, count(*) AS n, ` + metric + ` AS v, count(*) OVER ()
+			FROM contracts c` + curJoin + w.sql() + ` GROUP BY cur ORDER BY v IS NULL, v ` + dir + `, cur LIMIT ?`
 	case q.GroupBy == "":
 		// One group over every matching contract, present even when empty.
 		query = `SELECT 'all', count(*), ` + metric + `, 1 FROM contracts c` + w.sql() + ` LIMIT ?`
 	case g.link == "":
 		w.add(g.key + " IS NOT NULL AND " + g.key + " <> ''")
-		query = `SELECT ` + g.key + ` AS k, count(*) AS n, ` + metric + ` AS v, count(*) OVER ()
-			FROM contracts c` + g.join + w.sql() + ` GROUP BY k ORDER BY v IS NULL, v ` + dir + `, k ` + dir + ` LIMIT ?`
+		query = `SELECT ` + g.key + ` AS k` + curKey + `, count(*) AS n, ` + metric + ` AS v, count(*) OVER ()
+			FROM contracts c` + g.join + curJoin + w.sql() + ` GROUP BY k` + cur + ` ORDER BY v IS NULL, v ` + dir + `, k ` + dir + cur + ` LIMIT ?`
 	default:
 		// Counting needs no distinct (key, contract) pairs first, nor, without
 		// a filter, the contracts table: the link table's index has it all.
@@ -271,22 +272,27 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 			}
 			agg = `SELECT d.k AS k, count(DISTINCT d.pk) AS n, count(DISTINCT d.pk) AS v FROM ` + from + w.sql() + ` GROUP BY d.k`
 		} else {
-			agg = `SELECT d.k AS k, count(*) AS n, ` + metric + ` AS v FROM (SELECT DISTINCT k, pk FROM (` + g.link + `)) d
-				JOIN contracts c ON c.pk = d.pk` + w.sql() + ` GROUP BY d.k`
+			agg = `SELECT d.k AS k` + curKey + `, count(*) AS n, ` + metric + ` AS v FROM (SELECT DISTINCT k, pk FROM (` + g.link + `)) d
+				JOIN contracts c ON c.pk = d.pk` + curJoin + w.sql() + ` GROUP BY d.k` + cur
 		}
 		name := "agg.k"
 		if g.name != "" {
 			name = g.name
 		}
 		query = `WITH agg AS (` + agg + `)
-			SELECT ` + name + ` AS key, n, v, count(*) OVER () FROM agg` + g.nameJoin + `
-			ORDER BY v IS NULL, v ` + dir + `, key ` + dir + ` LIMIT ?`
+			SELECT ` + name + ` AS key` + cur + `, n, v, count(*) OVER () FROM agg` + g.nameJoin + `
+			ORDER BY v IS NULL, v ` + dir + `, key ` + dir + cur + ` LIMIT ?`
 	}
 	args := append(append([]any{}, w.args...), n)
 	err = eachRow(ctx, s.rdb, query, args, func(r *sql.Rows) error {
 		var grp graph.Group
 		var v sql.NullFloat64
-		if err := r.Scan(&grp.Key, &grp.Count, &v, &res.TotalGroups); err != nil {
+		dest := []any{&grp.Key, &grp.Count, &v, &res.TotalGroups}
+		if money {
+			grp.Currency = new(string)
+			dest = []any{&grp.Key, grp.Currency, &grp.Count, &v, &res.TotalGroups}
+		}
+		if err := r.Scan(dest...); err != nil {
 			return err
 		}
 		if v.Valid {
@@ -298,6 +304,10 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 	})
 	if err != nil {
 		return graph.AggregateResult{}, fmt.Errorf("aggregate contracts: %w", err)
+	}
+	if q.GroupBy == "" && money && len(res.Groups) == 0 {
+		// The one group "all" is there even when no contract matches.
+		res.Groups, res.TotalGroups = []graph.Group{{Key: "all", Currency: new(string)}}, 1
 	}
 	return res, nil
 }
@@ -321,7 +331,7 @@ func (s *Store) SearchParties(ctx context.Context, q graph.PartyQuery) (graph.Pa
 			order = "p.name DESC, p.id ASC"
 		}
 	default:
-		return res, fmt.Errorf("search parties: unknown order_by %q; valid values: contract_count, name", q.OrderBy)
+		return res, fmt.Errorf("search parties: %w", graph.UnknownValue("order_by", q.OrderBy, graph.PartyOrders))
 	}
 	// Filters restrict the contract_parties rows counted; they select whole
 	// parties, so every contract of a selected party is still counted.
@@ -426,7 +436,7 @@ func (s *Store) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph
 	}
 	match := ftsQuery(q.Query, " OR ")
 	if match == "" {
-		return nil, fmt.Errorf("search clauses: query %q holds no searchable word", q.Query)
+		return nil, fmt.Errorf("search clauses: %w", graph.NoWords("query", q.Query))
 	}
 	w, err := compileFilter(ctx, s.rdb, q.Filter)
 	if err != nil {
@@ -545,7 +555,7 @@ func resolvePassages(ctx context.Context, tx *sql.Tx, ranked map[int64]float64, 
 	scan := func(r *sql.Rows) error {
 		var h graph.ClauseHit
 		var pk int64
-		if err := r.Scan(&pk, &h.ContractID, &h.ClauseID, &h.ClauseType, &h.Text, &h.Start, &h.End, &h.Verified); err != nil {
+		if err := r.Scan(&pk, &h.ContractID, &h.ClauseID, &h.ClauseType, &h.Text, &h.Summary, &h.Start, &h.End, &h.Verified); err != nil {
 			return err
 		}
 		h.Score = ranked[pk]
@@ -565,7 +575,10 @@ func resolvePassages(ctx context.Context, tx *sql.Tx, ranked map[int64]float64, 
 		if len(w.conds) > 0 {
 			wc = " AND " + strings.Join(w.conds, " AND ")
 		}
-		err := eachRow(ctx, tx, `SELECT cl.pk, c.id, cl.id, cl.type, coalesce(nullif(cl.text, ''), cl.summary, ''),
+		// A clause without located words is found by its summary, which
+		// comes back as such, never as text.
+		err := eachRow(ctx, tx, `SELECT cl.pk, c.id, cl.id, cl.type, coalesce(cl.text, ''),
+			CASE WHEN coalesce(cl.text, '') = '' THEN coalesce(cl.summary, '') ELSE '' END,
 			cl.start, cl."end", cl.verified
 			FROM clauses cl JOIN contracts c ON c.pk = cl.contract_pk
 			WHERE cl.pk IN (SELECT value FROM json_each(?))`+cond+wc, args, scan)
@@ -579,7 +592,7 @@ func resolvePassages(ctx context.Context, tx *sql.Tx, ranked map[int64]float64, 
 		if len(w.conds) > 0 {
 			wc = " AND " + strings.Join(w.conds, " AND ")
 		}
-		err := eachRow(ctx, tx, `SELECT -ch.pk, c.id, '', '', ch.text, ch.start, ch."end", ch.verified
+		err := eachRow(ctx, tx, `SELECT -ch.pk, c.id, '', '', ch.text, '', ch.start, ch."end", ch.verified
 			FROM chunks ch JOIN contracts c ON c.pk = ch.contract_pk
 			WHERE ch.pk IN (SELECT value FROM json_each(?))`+wc, args, scan)
 		if err != nil {

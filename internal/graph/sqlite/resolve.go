@@ -5,19 +5,102 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 )
 
-var _ graph.PartyMerger = (*Store)(nil)
+var (
+	_ graph.PartyMerger      = (*Store)(nil)
+	_ graph.PartyGetter      = (*Store)(nil)
+	_ graph.ResolutionMarker = (*Store)(nil)
+)
 
-// Parties lists every party for entity resolution.
+// ResolutionMarks returns the recorded mark of every party that has one;
+// see graph.ResolutionMarker.
+func (s *Store) ResolutionMarks(ctx context.Context) (map[string]string, error) {
+	out := map[string]string{}
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		return eachRow(ctx, tx, `SELECT p.id, m.mark FROM party_resolution m JOIN parties p ON p.pk = m.party_pk`, nil, func(r *sql.Rows) error {
+			var id, mark string
+			if err := r.Scan(&id, &mark); err != nil {
+				return err
+			}
+			out[id] = mark
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read resolution marks: %w", err)
+	}
+	return out, nil
+}
+
+// SetResolutionMarks records marks in one transaction; see
+// graph.ResolutionMarker.
+func (s *Store) SetResolutionMarks(ctx context.Context, marks map[string]string) error {
+	if len(marks) == 0 {
+		return nil
+	}
+	err := s.withWriteTx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `INSERT INTO party_resolution(party_pk, mark) SELECT pk, ? FROM parties WHERE id = ?
+			ON CONFLICT(party_pk) DO UPDATE SET mark = excluded.mark`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for id, mark := range marks {
+			if _, err := st.ExecContext(ctx, mark, id); err != nil {
+				return fmt.Errorf("party %q: %w", id, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record resolution marks: %w", err)
+	}
+	return nil
+}
+
+// Parties lists every party for entity resolution, read in one snapshot.
 func (s *Store) Parties(ctx context.Context) ([]graph.PartyInfo, error) {
 	var out []graph.PartyInfo
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = partyInfos(ctx, tx, "", nil)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list parties: %w", err)
+	}
+	return out, nil
+}
+
+// GetParty returns the party with id as Parties lists it, or an error
+// wrapping graph.ErrNotFound.
+func (s *Store) GetParty(ctx context.Context, id string) (*graph.PartyInfo, error) {
+	var ps []graph.PartyInfo
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		ps, err = partyInfos(ctx, tx, " WHERE p.id = ?", []any{id})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get party %q: %w", id, err)
+	}
+	if len(ps) == 0 {
+		return nil, fmt.Errorf("get party %q: %w", id, graph.ErrNotFound)
+	}
+	return &ps[0], nil
+}
+
+// partyInfos reads the parties that where (a condition on parties p, or ""
+// for all) selects, sorted by id, with their aliases, contracts, roles and
+// locations.
+func partyInfos(ctx context.Context, tx *sql.Tx, where string, args []any) ([]graph.PartyInfo, error) {
+	var out []graph.PartyInfo
 	byID := map[string]int{}
-	err := eachRow(ctx, s.rdb, `SELECT id, name, normalized_name FROM parties ORDER BY id`, nil, func(r *sql.Rows) error {
+	err := eachRow(ctx, tx, `SELECT p.id, p.name, p.normalized_name FROM parties p`+where+` ORDER BY p.id`, args, func(r *sql.Rows) error {
 		var p graph.PartyInfo
 		if err := r.Scan(&p.ID, &p.Name, &p.NormalizedName); err != nil {
 			return err
@@ -28,9 +111,9 @@ func (s *Store) Parties(ctx context.Context) ([]graph.PartyInfo, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list parties: %w", err)
+		return nil, err
 	}
-	err = eachRow(ctx, s.rdb, `SELECT p.id, a.alias FROM party_aliases a JOIN parties p ON p.pk = a.party_pk ORDER BY p.id, a.alias`, nil, func(r *sql.Rows) error {
+	err = eachRow(ctx, tx, `SELECT p.id, a.alias FROM party_aliases a JOIN parties p ON p.pk = a.party_pk`+where+` ORDER BY p.id, a.alias`, args, func(r *sql.Rows) error {
 		var id, alias string
 		if err := r.Scan(&id, &alias); err != nil {
 			return err
@@ -41,49 +124,41 @@ func (s *Store) Parties(ctx context.Context) ([]graph.PartyInfo, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list party aliases: %w", err)
+		return nil, fmt.Errorf("aliases: %w", err)
 	}
-	err = eachRow(ctx, s.rdb, `SELECT p.id, c.id, coalesce(cp.role, ''), coalesce(l.country, ''), coalesce(l.state, ''), coalesce(l.city, ''), coalesce(l.address, '')
+	err = eachRow(ctx, tx, `SELECT p.id, c.id, coalesce(cp.role, ''), coalesce(l.country, ''), coalesce(l.state, ''), coalesce(l.city, ''), coalesce(l.address, '')
 		FROM contract_parties cp JOIN parties p ON p.pk = cp.party_pk JOIN contracts c ON c.pk = cp.contract_pk
-		LEFT JOIN locations l ON l.pk = cp.location_pk ORDER BY p.id, c.id, cp.ord`, nil, func(r *sql.Rows) error {
+		LEFT JOIN locations l ON l.pk = cp.location_pk`+where+` ORDER BY p.id, c.id, cp.ord`, args, func(r *sql.Rows) error {
 		var id, cid, role string
 		var l contract.Location
 		if err := r.Scan(&id, &cid, &role, &l.Country, &l.State, &l.City, &l.Address); err != nil {
 			return err
 		}
-		i, ok := byID[id]
-		if !ok {
-			return nil
-		}
-		p := &out[i]
-		if n := len(p.ContractIDs); n == 0 || p.ContractIDs[n-1] != cid {
-			p.ContractIDs = append(p.ContractIDs, cid)
-		}
-		if role != "" && !slices.Contains(p.Roles, role) {
-			p.Roles = append(p.Roles, role)
-		}
-		if !l.IsZero() && !slices.Contains(p.Locations, l) {
-			p.Locations = append(p.Locations, l)
+		if i, ok := byID[id]; ok {
+			out[i].AddRole(cid, role, l)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list party contracts: %w", err)
+		return nil, fmt.Errorf("contracts: %w", err)
 	}
 	return out, nil
 }
 
-// MergeParties merges others into canonicalID in one transaction.
+// MergeParties merges others into canonicalID in one transaction; see
+// graph.PartyMerger.
 func (s *Store) MergeParties(ctx context.Context, canonicalID string, others []string) error {
 	err := s.withWriteTx(ctx, func(tx *sql.Tx) error {
 		canon, _, err := partyByID(ctx, tx, canonicalID)
 		if err != nil {
 			return err
 		}
+		merged := map[string]bool{canonicalID: true}
 		for _, id := range others {
-			if id == canonicalID {
+			if merged[id] {
 				continue
 			}
+			merged[id] = true
 			pk, name, err := partyByID(ctx, tx, id)
 			if err != nil {
 				return err

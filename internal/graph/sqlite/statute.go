@@ -3,9 +3,7 @@ package sqlite
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -21,13 +19,6 @@ var (
 	_ graph.StatuteVectorStore = (*Store)(nil)
 )
 
-// Statute search bounds.
-const (
-	defaultStatuteLimit = 5
-	maxStatuteLimit     = 50
-	maxStatuteTerms     = 32
-)
-
 // statuteBM25 weighs the FTS columns (cite, heading, text): a word in the
 // heading says more about a section than the same word deep in its text.
 const statuteBM25 = `bm25(statute_fts, 2.0, 3.0, 1.0)`
@@ -35,20 +26,11 @@ const statuteBM25 = `bm25(statute_fts, 2.0, 3.0, 1.0)`
 // PutStatutes writes the statutes in one transaction; see graph.StatuteStore.
 func (s *Store) PutStatutes(ctx context.Context, sts []contract.Statute) (graph.StatuteCounts, error) {
 	var counts graph.StatuteCounts
-	hashes := make([]string, len(sts))
-	seen := make(map[string]int, len(sts))
-	for i := range sts {
-		st := &sts[i]
-		if err := checkStatute(st); err != nil {
-			return counts, fmt.Errorf("put statutes: statute %d (%q): %w", i+1, st.ID, err)
-		}
-		if j, dup := seen[st.ID]; dup {
-			return counts, fmt.Errorf("put statutes: statute %d: id %q repeats statute %d", i+1, st.ID, j+1)
-		}
-		seen[st.ID] = i
-		hashes[i] = statuteHash(st)
+	sts, hashes, err := graph.PrepareStatutes(sts)
+	if err != nil {
+		return counts, fmt.Errorf("put statutes: %w", err)
 	}
-	err := s.withWriteTx(ctx, func(tx *sql.Tx) error {
+	err = s.withWriteTx(ctx, func(tx *sql.Tx) error {
 		counts = graph.StatuteCounts{}
 		for i := range sts {
 			if err := ctx.Err(); err != nil {
@@ -97,28 +79,6 @@ func (s *Store) PutStatutes(ctx context.Context, sts []contract.Statute) (graph.
 	return counts, nil
 }
 
-// checkStatute enforces what every stored statute needs.
-func checkStatute(st *contract.Statute) error {
-	switch {
-	case strings.TrimSpace(st.ID) == "":
-		return errors.New("empty id")
-	case strings.TrimSpace(st.Jurisdiction) == "":
-		return errors.New("empty jurisdiction")
-	case strings.TrimSpace(st.Text) == "":
-		return errors.New("empty text")
-	}
-	return nil
-}
-
-// statuteHash fingerprints every stored field of a statute.
-func statuteHash(st *contract.Statute) string {
-	h := sha256.New()
-	for _, f := range []string{st.ID, st.Jurisdiction, st.Code, st.Number, st.Heading, st.Text, st.URL} {
-		fmt.Fprintf(h, "%d:%s\x00", len(f), f)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
 // GetStatute returns one statute; see graph.StatuteStore.
 func (s *Store) GetStatute(ctx context.Context, id string) (*contract.Statute, error) {
 	var st contract.Statute
@@ -147,19 +107,16 @@ func (s *Store) CountStatutes(ctx context.Context, jurisdiction string) (int, er
 // of the query is optional (the words are ORed), so a section matching most
 // of them ranks first without having to match all.
 func (s *Store) SearchStatutes(ctx context.Context, q graph.StatuteQuery) ([]graph.StatuteHit, error) {
-	limit := q.Limit
-	if limit == 0 {
-		limit = defaultStatuteLimit
-	}
-	if limit < 1 || limit > maxStatuteLimit {
-		return nil, fmt.Errorf("search statutes: limit %d is outside 1..%d", q.Limit, maxStatuteLimit)
+	limit, err := q.EffectiveLimit()
+	if err != nil {
+		return nil, fmt.Errorf("search statutes: %w", err)
 	}
 	match := statuteMatch(q.Query)
 	if match == "" {
 		return nil, nil
 	}
 	var hits []graph.StatuteHit
-	err := eachRow(ctx, s.rdb, `SELECT s.id, s.jurisdiction, s.code, s.number, s.heading, s.text, s.url, `+statuteBM25+` AS rank
+	err = eachRow(ctx, s.rdb, `SELECT s.id, s.jurisdiction, s.code, s.number, s.heading, s.text, s.url, `+statuteBM25+` AS rank
 		FROM statute_fts JOIN statutes s ON s.pk = statute_fts.rowid
 		WHERE statute_fts MATCH ? AND (? = '' OR s.jurisdiction = ?)
 		ORDER BY rank, s.id LIMIT ?`,
@@ -180,60 +137,23 @@ func (s *Store) SearchStatutes(ctx context.Context, q graph.StatuteQuery) ([]gra
 	return hits, nil
 }
 
-// statuteMatch turns free text into an FTS5 expression: each word a quoted
-// term, each run of Han characters a quoted phrase of single characters (the
-// way they are indexed), all ORed; English stop words are left out.
-// Quoting makes every FTS5 operator in the input plain text. It returns ""
-// when the text has no words.
+// statuteMatch turns free text into an FTS5 expression of its
+// graph.StatuteTerms, all ORed: each word a quoted term, each run of Han
+// characters a quoted phrase of single characters (the way they are
+// indexed). Terms hold only letters, digits and marks, so quoting makes
+// every FTS5 operator in the input plain text. It returns "" when the text
+// has no searchable word.
 func statuteMatch(text string) string {
-	var terms []string
-	seen := map[string]bool{}
-	add := func(t string) {
-		if t != "" && !seen[t] && !statuteStopWords[t] && len(terms) < maxStatuteTerms {
-			seen[t] = true
-			terms = append(terms, `"`+t+`"`)
+	terms := graph.StatuteTerms(text)
+	parts := make([]string, len(terms))
+	for i, t := range terms {
+		if t.Han {
+			parts[i] = `"` + strings.Join(strings.Split(t.Text, ""), " ") + `"`
+		} else {
+			parts[i] = `"` + t.Text + `"`
 		}
 	}
-	var word, han []rune
-	flush := func() {
-		add(strings.ToLower(string(word)))
-		word = word[:0]
-		if len(han) > 0 {
-			parts := make([]string, len(han))
-			for i, r := range han {
-				parts[i] = string(r)
-			}
-			add(strings.Join(parts, " "))
-			han = han[:0]
-		}
-	}
-	for _, r := range text {
-		switch {
-		case unicode.Is(unicode.Han, r):
-			if len(word) > 0 {
-				add(strings.ToLower(string(word)))
-				word = word[:0]
-			}
-			han = append(han, r)
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			if len(han) > 0 {
-				flush()
-			}
-			word = append(word, r)
-		default:
-			flush()
-		}
-	}
-	flush()
-	return strings.Join(terms, " OR ")
-}
-
-// statuteStopWords are English function words that match nearly every
-// statute: as ORed terms they add no ranking signal, only work.
-var statuteStopWords = map[string]bool{
-	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "by": true, "for": true,
-	"from": true, "in": true, "is": true, "it": true, "of": true, "on": true, "or": true, "that": true, "the": true,
-	"this": true, "to": true, "was": true, "which": true, "with": true,
+	return strings.Join(parts, " OR ")
 }
 
 // spaceHan puts a space around every Han character so that the unicode61
@@ -261,7 +181,7 @@ func isHan(r rune) bool { return unicode.Is(unicode.Han, r) }
 // StatutesWithoutEmbedding lists statutes to embed; see graph.StatuteVectorStore.
 func (s *Store) StatutesWithoutEmbedding(ctx context.Context, limit int) ([]contract.Statute, error) {
 	if limit < 1 {
-		return nil, fmt.Errorf("statutes without embedding: limit %d is below 1", limit)
+		return nil, fmt.Errorf("statutes without embedding: %w: limit %d is below 1", graph.ErrInvalidQuery, limit)
 	}
 	var out []contract.Statute
 	err := eachRow(ctx, s.rdb, `SELECT id, jurisdiction, code, number, heading, text, url FROM statutes
@@ -311,13 +231,13 @@ func (s *Store) PutStatuteEmbeddings(ctx context.Context, ids []string, vecs [][
 // SearchStatuteVectors scans statute embeddings in Go (a few thousand
 // statutes per jurisdiction); see graph.StatuteVectorStore.
 func (s *Store) SearchStatuteVectors(ctx context.Context, vector []float32, jurisdiction string, limit int) ([]graph.StatuteHit, error) {
-	if limit < 1 || limit > maxStatuteLimit {
-		return nil, fmt.Errorf("search statute vectors: limit %d is outside 1..%d", limit, maxStatuteLimit)
+	if _, err := graph.StatuteVectorLimit(limit); err != nil {
+		return nil, fmt.Errorf("search statute vectors: %w", err)
+	}
+	if err := graph.CheckQueryVector(vector); err != nil {
+		return nil, fmt.Errorf("search statute vectors: %w", err)
 	}
 	qn := norm(vector)
-	if len(vector) == 0 || qn == 0 {
-		return nil, errors.New("search statute vectors: empty or zero query vector")
-	}
 	type scored struct {
 		id    string
 		score float64

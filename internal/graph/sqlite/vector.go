@@ -14,31 +14,32 @@ import (
 var _ graph.VectorStore = (*Store)(nil)
 
 // SearchVectors scans the stored chunk embeddings (float32 blobs) in Go and
-// returns the chunks most similar to q.Vector by cosine similarity. A full
+// returns the chunks most similar to q.Vector by cosine similarity, among
+// the chunks of the contracts q.Filter matches (the same conditions as
+// contract_search, compiled by compileFilter). A full
 // scan is fast enough for an embedded store: 100,000 chunks of 1,536
 // dimensions are about 600 MB of arithmetic, well under a second per query
 // on one core; larger collections belong in the Neo4j backend's vector index.
 func (s *Store) SearchVectors(ctx context.Context, q graph.VectorQuery) ([]graph.ClauseHit, error) {
-	n, err := graph.ClauseLimit(q.Limit)
+	n, err := q.EffectiveLimit()
 	if err != nil {
 		return nil, fmt.Errorf("search vectors: %w", err)
 	}
+	if err := graph.CheckQueryVector(q.Vector); err != nil {
+		return nil, fmt.Errorf("search vectors: %w", err)
+	}
 	qn := norm(q.Vector)
-	if len(q.Vector) == 0 || qn == 0 {
-		return nil, fmt.Errorf("search vectors: empty or zero query vector")
+	w, err := compileFilter(ctx, s.rdb, q.Filter)
+	if err != nil {
+		return nil, fmt.Errorf("search vectors: %w", err)
+	}
+	w.add("ch.embedding IS NOT NULL AND length(ch.embedding) = ?", 4*len(q.Vector))
+	if q.Model != "" {
+		w.add("ch.embedding_model = ?", q.Model)
 	}
 	query := `SELECT c.id, ch.text, ch.start, ch."end", ch.verified, ch.embedding
-		FROM chunks ch JOIN contracts c ON c.pk = ch.contract_pk
-		WHERE ch.embedding IS NOT NULL AND length(ch.embedding) = ?`
-	args := []any{4 * len(q.Vector)}
-	if len(q.ContractIDs) > 0 {
-		query += ` AND c.id IN (` + placeholders(len(q.ContractIDs)) + `)`
-		args = append(args, anys(q.ContractIDs)...)
-	}
-	if q.Model != "" {
-		query += ` AND ch.embedding_model = ?`
-		args = append(args, q.Model)
-	}
+		FROM chunks ch JOIN contracts c ON c.pk = ch.contract_pk` + w.sql()
+	args := w.args
 	var hits []graph.ClauseHit
 	err = eachRow(ctx, s.rdb, query, args, func(r *sql.Rows) error {
 		var h graph.ClauseHit
