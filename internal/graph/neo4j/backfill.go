@@ -52,26 +52,17 @@ WHERE x.text = row.text
 SET x.embedding = row.embedding, x.embedding_model = $model
 RETURN count(x) AS n`
 
-	// searchVectorsCypher ranks chunks by cosine similarity, as the embedded
-	// store does, by a scan. Neo4j's function maps cosine c to (1 + c) / 2.
-	searchVectorsCypher = `MATCH (c:Contract)-[:HAS_CHUNK]->(x:Chunk)
-WHERE x.embedding IS NOT NULL AND size(x.embedding) = $dims
- AND ($model = '' OR x.embedding_model = $model)
- AND (size($ids) = 0 OR c.id IN $ids)
-WITH c, x, vector.similarity.cosine(x.embedding, $vector) AS sim
-RETURN c.id AS contract_id, x.text AS text, x.start AS start, x.end AS end, x.verified AS verified, 2 * sim - 1 AS score
-ORDER BY score DESC, contract_id, start LIMIT $limit`
-
 	// searchVectorIndexCypher asks the chunk vector index for candidates;
 	// SearchVectors filters and orders them.
-	searchVectorIndexCypher = `CALL db.index.vector.queryNodes('` + chunkVectorIndex + `', $k, $vector) YIELD node, score
+	// The index's own score may be quantised (0.8016 for a cosine of 0.8),
+	// so the exact similarity is recomputed, as the scan and the embedded
+	// store compute it.
+	searchVectorIndexCypher = `CALL db.index.vector.queryNodes('` + chunkVectorIndex + `', $k, $vector) YIELD node
 MATCH (c:Contract)-[:HAS_CHUNK]->(node)
 WHERE $model = '' OR node.embedding_model = $model
-RETURN c.id AS contract_id, node.text AS text, node.start AS start, node.end AS end, node.verified AS verified, 2 * score - 1 AS score`
+RETURN c.id AS contract_id, node.text AS text, node.start AS start, node.end AS end, node.verified AS verified,
+ 2 * vector.similarity.cosine(node.embedding, $vector) - 1 AS score`
 )
-
-// errNoStatutes: this backend keeps no statute knowledge base.
-var errNoStatutes = errors.New("the Neo4j store keeps no statutes")
 
 // ContractsWithoutChunks lists contracts to chunk; see graph.ChunkBackfiller.
 func (s *Store) ContractsWithoutChunks(ctx context.Context) ([]string, error) {
@@ -88,9 +79,7 @@ func (s *Store) ContractsWithoutChunks(ctx context.Context) ([]string, error) {
 
 func checkEmbeddingArgs(kind, model string) error {
 	switch {
-	case kind == graph.EmbedStatutes:
-		return errNoStatutes
-	case kind != graph.EmbedChunks:
+	case kind != graph.EmbedChunks && kind != graph.EmbedStatutes:
 		return fmt.Errorf("unknown embedding kind %q (want %q or %q)", kind, graph.EmbedChunks, graph.EmbedStatutes)
 	case strings.TrimSpace(model) == "":
 		return errors.New("empty embedding model name")
@@ -98,11 +87,14 @@ func checkEmbeddingArgs(kind, model string) error {
 	return nil
 }
 
-// CountEmbeddings counts chunks and their vectors by model; see
-// graph.EmbeddingBackfiller.
+// CountEmbeddings counts chunks (or statutes) and their vectors by model;
+// see graph.EmbeddingBackfiller.
 func (s *Store) CountEmbeddings(ctx context.Context, kind, model string) (graph.EmbeddingCount, error) {
 	if err := checkEmbeddingArgs(kind, model); err != nil {
 		return graph.EmbeddingCount{}, fmt.Errorf("count embeddings: %w", err)
+	}
+	if kind == graph.EmbedStatutes {
+		return s.countStatuteEmbeddings(ctx, model)
 	}
 	recs, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: countChunkEmbeddingsCypher, Params: map[string]any{"model": model}})
 	if err != nil {
@@ -133,11 +125,15 @@ const missingWindow = 500
 // MissingEmbeddings returns chunks without a vector by q.Model, in contract
 // id and chunk order from the cursor q.After; see graph.EmbeddingBackfiller.
 // It reads contracts a window at a time, and moves on to the next window
-// until it has found some chunks or read the last contract.
+// until it has found some chunks or read the last contract. Statutes are
+// listed by missingStatuteEmbeddings.
 func (s *Store) MissingEmbeddings(ctx context.Context, q graph.EmbeddingQuery) (graph.EmbeddingPage, error) {
 	err := checkEmbeddingArgs(q.Kind, q.Model)
 	if err == nil && (q.Limit < 1 || q.Limit > graph.MaxEmbeddingPage) {
 		err = fmt.Errorf("limit %d out of range 1..%d", q.Limit, graph.MaxEmbeddingPage)
+	}
+	if err == nil && q.Kind == graph.EmbedStatutes {
+		return s.missingStatuteEmbeddings(ctx, q)
 	}
 	afterID, afterOrd := "", int64(-1)
 	if err == nil && q.After != "" {
@@ -185,12 +181,15 @@ func (s *Store) MissingEmbeddings(ctx context.Context, q graph.EmbeddingQuery) (
 	}
 }
 
-// PutEmbeddings stores chunk vectors with their model; see
-// graph.EmbeddingBackfiller.
+// PutEmbeddings stores chunk vectors (statute vectors: putStatuteVectors)
+// with their model; see graph.EmbeddingBackfiller.
 func (s *Store) PutEmbeddings(ctx context.Context, kind, model string, items []graph.EmbeddingItem, vecs [][]float32) (int, error) {
 	err := checkEmbeddingArgs(kind, model)
 	if err == nil && len(items) != len(vecs) {
 		err = fmt.Errorf("%d items but %d vectors", len(items), len(vecs))
+	}
+	if err == nil && kind == graph.EmbedStatutes {
+		return s.putStatuteVectors(ctx, model, items, vecs)
 	}
 	rows := make([]any, 0, len(items))
 	dims := 0
@@ -232,27 +231,26 @@ func (s *Store) PutEmbeddings(ctx context.Context, kind, model string, items []g
 // SearchVectors ranks chunks by cosine similarity to q.Vector; see
 // graph.VectorStore. A search over every contract asks the chunk vector
 // index for candidates first, when the index has the query's dimension;
-// should too few of them be of q.Model, and always within q.ContractIDs,
-// it scans the chunks, as the embedded store does. Scores are cosine
+// should too few of them be of q.Model, and always under a filter, it
+// scans the chunks of the contracts q.Filter matches (compileFilter, as
+// for contract_search), as the embedded store does. Scores are cosine
 // similarities, as in the embedded store.
 func (s *Store) SearchVectors(ctx context.Context, q graph.VectorQuery) ([]graph.ClauseHit, error) {
-	n, err := graph.ClauseLimit(q.Limit)
+	n, err := q.EffectiveLimit()
 	if err != nil {
 		return nil, fmt.Errorf("search vectors: %w", err)
 	}
+	if err := graph.CheckQueryVector(q.Vector); err != nil {
+		return nil, fmt.Errorf("search vectors: %w", err)
+	}
+	if q.Filter, err = s.resolveFilter(ctx, q.Filter); err != nil {
+		return nil, fmt.Errorf("search vectors: %w", err)
+	}
 	vec := make([]any, len(q.Vector))
-	zero := true
 	for i, f := range q.Vector {
 		vec[i] = float64(f)
-		zero = zero && f == 0
 	}
-	if len(vec) == 0 || zero {
-		return nil, errors.New("search vectors: empty or zero query vector")
-	}
-	s.vectorMu.Lock()
-	indexed := s.vectorDims == len(vec)
-	s.vectorMu.Unlock()
-	if indexed && len(q.ContractIDs) == 0 {
+	if s.chunkVectors.has(len(vec)) && q.Filter.Unrestricted() {
 		// The index is approximate (HNSW): ask it for many more
 		// candidates than wanted, which is what keeps its recall high
 		// when a query lies far from most chunks.
@@ -266,17 +264,35 @@ func (s *Store) SearchVectors(ctx context.Context, q graph.VectorQuery) ([]graph
 			return hits[:min(n, len(hits))], nil
 		}
 	}
-	ids := make([]any, len(q.ContractIDs))
-	for i, id := range q.ContractIDs {
-		ids[i] = id
+	st, err := compileVectorScan(q.Filter, vec, q.Model, n)
+	if err != nil {
+		return nil, fmt.Errorf("search vectors: %w", err)
 	}
-	recs, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: searchVectorsCypher, Params: map[string]any{
-		"dims": int64(len(vec)), "vector": vec, "model": q.Model, "ids": ids, "limit": int64(n),
-	}})
+	recs, err := s.run(ctx, neo4j.AccessModeRead, st)
 	if err != nil {
 		return nil, fmt.Errorf("search vectors: %w", err)
 	}
 	return vectorHits(recs), nil
+}
+
+// compileVectorScan ranks by a scan the chunks with an embedding of vec's
+// dimension (and of model, when set) of the contracts f matches. Neo4j's
+// cosine function maps cosine c to (1 + c) / 2, so the score is mapped back.
+func compileVectorScan(f graph.Filter, vec []any, model string, limit int) (statement, error) {
+	p := params{}
+	cf, err := compileFilter(p, f, summaryAsCondition)
+	if err != nil {
+		return statement{}, err
+	}
+	cypher := cf.prelude + "MATCH (c:Contract)-[:HAS_CHUNK]->(x:Chunk)" +
+		cf.where("x.embedding IS NOT NULL", "size(x.embedding) = "+p.add(int64(len(vec))))
+	if model != "" {
+		cypher += " AND x.embedding_model = " + p.add(model)
+	}
+	cypher += " WITH c, x, vector.similarity.cosine(x.embedding, " + p.add(vec) + ") AS sim" +
+		" RETURN c.id AS contract_id, x.text AS text, x.start AS start, x.end AS end, x.verified AS verified, 2 * sim - 1 AS score" +
+		" ORDER BY score DESC, contract_id, start LIMIT " + p.add(int64(limit))
+	return statement{Cypher: cypher, Params: p}, nil
 }
 
 // vectorHits decodes and orders vector search records: score descending,

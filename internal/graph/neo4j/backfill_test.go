@@ -99,7 +99,7 @@ func TestEmbeddingBackfillAcrossWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range cs {
-		q.ContractIDs = append(q.ContractIDs, c.ID)
+		q.Filter.ContractIDs = append(q.Filter.ContractIDs, c.ID)
 	}
 	viaScan, err := s.SearchVectors(ctx, q)
 	if err != nil {

@@ -1,15 +1,12 @@
 package neo4j
 
 import (
-	"errors"
-	"fmt"
-	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/textmatch"
 )
 
 // This file compiles the typed graph queries into Cypher. Every value is a
@@ -63,11 +60,21 @@ func schemaStatements() []statement {
 		"CREATE INDEX location_country IF NOT EXISTS FOR (n:Location) ON (n.country)",
 		"CREATE INDEX location_state IF NOT EXISTS FOR (n:Location) ON (n.state)",
 		"CREATE INDEX party_to_country IF NOT EXISTS FOR ()-[r:PARTY_TO]-() ON (r.country)",
+		// Only merged parties have alias_keys: a put finds them by it (resolve.go).
+		"CREATE INDEX party_alias_keys IF NOT EXISTS FOR (n:Party) ON (n.alias_keys)",
 		// The english analyzer stems like the embedded store's porter
 		// tokenizer, so "terminate" finds "termination" on both.
 		"CREATE FULLTEXT INDEX " + contractTextIndex + " IF NOT EXISTS FOR (n:Contract) ON EACH [n.title, n.summary, n.scope] " +
 			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}",
 		"CREATE FULLTEXT INDEX " + passageTextIndex + " IF NOT EXISTS FOR (n:Clause|Chunk) ON EACH [n.text, n.summary] " +
+			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}",
+		// The statute knowledge base (statute.go). The english analyzer
+		// also splits Han text into single characters, as the embedded
+		// store indexes it.
+		"CREATE CONSTRAINT statute_id IF NOT EXISTS FOR (n:Statute) REQUIRE n.id IS UNIQUE",
+		"CREATE INDEX statute_jurisdiction IF NOT EXISTS FOR (n:Statute) ON (n.jurisdiction)",
+		"CREATE INDEX statute_embedding_model IF NOT EXISTS FOR (n:Statute) ON (n.embedding_model)",
+		"CREATE FULLTEXT INDEX " + statuteTextIndex + " IF NOT EXISTS FOR (n:Statute) ON EACH [n.heading, n.text] " +
 			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}",
 	}
 	out := make([]statement, len(stmts))
@@ -92,9 +99,6 @@ func vectorIndexStatement(dims int) statement {
 	return statement{Cypher: "CREATE VECTOR INDEX " + chunkVectorIndex + " IF NOT EXISTS FOR (n:Chunk) ON (n.embedding) " +
 		"OPTIONS {indexConfig: {`vector.dimensions`: " + strconv.Itoa(dims) + ", `vector.similarity_function`: 'cosine'}}"}
 }
-
-// monetaryOps is the allow-list of amount comparisons.
-var monetaryOps = map[string]string{"=": "=", ">": ">", "<": "<", ">=": ">=", "<=": "<="}
 
 // filterMode says how a filter's summary search is expressed.
 type filterMode int
@@ -164,7 +168,7 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 	}
 	if f.Active != nil {
 		if f.AsOf == "" {
-			return nil, errors.New("filter active needs as_of")
+			return nil, graph.ErrActiveNeedsAsOf
 		}
 		if *f.Active {
 			add("c.end_date >= " + p.add(f.AsOf))
@@ -173,16 +177,26 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 		}
 	}
 	if m := f.Monetary; m != nil {
-		op, ok := monetaryOps[m.Op]
-		if !ok {
-			return nil, fmt.Errorf("unknown monetary operator %q; valid values: =, >, <, >=, <=", m.Op)
+		op, v, err := m.Comparison()
+		if err != nil {
+			return nil, err
 		}
-		add("c.total_amount " + op + " " + p.add(m.Value))
+		add("c.total_amount " + op + " " + p.add(v))
+	}
+	if f.Currency != "" {
+		add("c.currency = " + p.add(f.Currency))
 	}
 	for _, t := range f.ClauseTypes {
 		// clause_kinds holds the types and groups of the contract's clauses
 		// (see put.go): the same as a clause with type or group t existing.
 		add(p.add(t) + " IN c.clause_kinds")
+	}
+	if f.RenewalKind != "" {
+		add("c.renewal_kind = " + p.add(f.RenewalKind))
+	}
+	if _, _, ok := f.NoticeRange(); ok {
+		// Rolling renewals forward is Go's (Store.resolveFilter).
+		return nil, graph.ErrNoticeUnresolved
 	}
 	if len(f.ContractIDs) > 0 {
 		add("c.id IN " + p.add(append([]string(nil), f.ContractIDs...)))
@@ -190,7 +204,7 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 	if f.SummarySearch != "" {
 		q := luceneQuery(f.SummarySearch, true)
 		if q == "" {
-			return nil, fmt.Errorf("summary search %q holds no searchable word", f.SummarySearch)
+			return nil, graph.NoWords("summary_search", f.SummarySearch)
 		}
 		call := "CALL db.index.fulltext.queryNodes('" + contractTextIndex + "', " + p.add(q) + ") YIELD node"
 		switch mode {
@@ -204,45 +218,18 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 	return cf, nil
 }
 
-// stopWords are left out of full-text queries, as in the embedded store:
-// every contract has them, so requiring them would only lose matches.
-var stopWords = map[string]bool{
-	"a": true, "an": true, "and": true, "any": true, "are": true, "as": true, "at": true, "be": true,
-	"by": true, "for": true, "from": true, "in": true, "is": true, "it": true, "of": true, "on": true,
-	"or": true, "that": true, "the": true, "this": true, "to": true, "with": true, "which": true,
-	"what": true, "who": true, "about": true,
-}
-
 // luceneQuery turns free text into a Lucene query for a full-text index:
-// its words (letters and digits, lower-cased, so that no query syntax and
-// no AND/OR/NOT operator survives), each required when all is set, else any
-// of them. Stop words are dropped unless they are all there is.
+// its search words (textmatch.SearchWords: lower-cased letters and digits,
+// so that no query syntax and no AND/OR/NOT operator survives), each
+// required when all is set, else any of them.
 func luceneQuery(text string, all bool) string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	var kept []string
-	seen := map[string]bool{}
-	for _, w := range words {
-		if !stopWords[w] && !seen[w] {
-			kept = append(kept, w)
-			seen[w] = true
-		}
-	}
-	if len(kept) == 0 {
-		for _, w := range words {
-			if !seen[w] {
-				kept = append(kept, w)
-				seen[w] = true
-			}
-		}
-	}
+	words := textmatch.SearchWords(text)
 	if all {
-		for i, w := range kept {
-			kept[i] = "+" + w
+		for i, w := range words {
+			words[i] = "+" + w
 		}
 	}
-	return strings.Join(kept, " ")
+	return strings.Join(words, " ")
 }
 
 // orderProperties is the allow-list of contract orderings.
@@ -252,16 +239,6 @@ var orderProperties = map[string]string{
 	graph.OrderTotalAmount:   "c.total_amount",
 	graph.OrderDurationDays:  "c.duration_days",
 	graph.OrderPartyCount:    "c.party_count",
-}
-
-// validNames lists a map's keys for error messages.
-func validNames[V any](m map[string]V) string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
 }
 
 // contractSearch is a compiled contract_search: the count and the examples,
@@ -283,7 +260,7 @@ func compileContractSearch(q graph.ContractQuery) (contractSearch, error) {
 	}
 	prop, ok := orderProperties[orderBy]
 	if !ok {
-		return contractSearch{}, fmt.Errorf("unknown order_by %q; valid values: %s", q.OrderBy, validNames(orderProperties))
+		return contractSearch{}, graph.UnknownValue("order_by", q.OrderBy, graph.ContractOrders)
 	}
 	dir := "ASC"
 	if desc {
@@ -344,6 +321,7 @@ var groupings = map[string]grouping{
 	graph.GroupGoverningLawCountry: {pattern: "MATCH (c)-[:HAS_GOVERNING_LAW]->(gl:Location)", key: "gl.country"},
 	graph.GroupGoverningLawState:   {pattern: "MATCH (c)-[:HAS_GOVERNING_LAW]->(gl:Location)", key: "gl.state"},
 	graph.GroupClauseType:          {pattern: "MATCH (c)-[:HAS_CLAUSE]->(gcl:Clause)", key: "gcl.type", multi: true},
+	graph.GroupRenewalKind:         {key: "c.renewal_kind"},
 }
 
 // metrics is the allow-list of aggregate metrics over a group's contracts
@@ -373,12 +351,26 @@ func compileAggregate(q graph.AggregateQuery) (statement, error) {
 	}
 	metric, ok := metrics[metricName]
 	if !ok {
-		return statement{}, fmt.Errorf("unknown metric %q; valid values: %s", q.Metric, validNames(metrics))
+		return statement{}, graph.UnknownValue("metric", q.Metric, graph.Metrics)
 	}
 	p := params{}
 	f, err := compileFilter(p, q.Filter, summaryAsSource)
 	if err != nil {
 		return statement{}, err
+	}
+	// Amounts are measured per currency: the currency is a second key.
+	money := graph.AmountMetric(metricName)
+	dir := "DESC"
+	if q.Asc {
+		dir = "ASC"
+	}
+	if q.GroupBy == "" && money {
+		// One group per currency; "all" in no currency when none matches.
+		return statement{Cypher: f.match() + " WITH coalesce(c.currency, '') AS cur, count(c) AS n, " + metric + " AS v" +
+			" ORDER BY v IS NULL, v " + dir + ", cur ASC" +
+			" WITH collect({key: 'all', currency: cur, count: n, value: v}) AS gs" +
+			" WITH CASE size(gs) WHEN 0 THEN [{key: 'all', currency: '', count: 0, value: null}] ELSE gs END AS gs" +
+			" RETURN size(gs) AS total, gs[0.." + p.add(n) + "] AS groups", Params: p}, nil
 	}
 	if q.GroupBy == "" {
 		// One group over every matching contract, present even when none
@@ -388,11 +380,7 @@ func compileAggregate(q graph.AggregateQuery) (statement, error) {
 	}
 	g, ok := groupings[q.GroupBy]
 	if !ok {
-		return statement{}, fmt.Errorf("unknown group_by %q; valid values: %s", q.GroupBy, validNames(groupings))
-	}
-	dir := "DESC"
-	if q.Asc {
-		dir = "ASC"
+		return statement{}, graph.UnknownValue("group_by", q.GroupBy, graph.Groupings)
 	}
 	var b strings.Builder
 	b.WriteString(f.match())
@@ -405,9 +393,15 @@ func compileAggregate(q graph.AggregateQuery) (statement, error) {
 		b.WriteString(" WITH " + g.key + " AS k, c")
 	}
 	b.WriteString(" WHERE k IS NOT NULL AND k <> ''")
-	b.WriteString(" WITH k, count(c) AS n, " + metric + " AS v")
-	b.WriteString(" ORDER BY v IS NULL, v " + dir + ", k " + dir)
-	b.WriteString(" WITH collect({key: k, count: n, value: v}) AS gs")
+	if money {
+		b.WriteString(" WITH k, coalesce(c.currency, '') AS cur, count(c) AS n, " + metric + " AS v")
+		b.WriteString(" ORDER BY v IS NULL, v " + dir + ", k " + dir + ", cur ASC")
+		b.WriteString(" WITH collect({key: k, currency: cur, count: n, value: v}) AS gs")
+	} else {
+		b.WriteString(" WITH k, count(c) AS n, " + metric + " AS v")
+		b.WriteString(" ORDER BY v IS NULL, v " + dir + ", k " + dir)
+		b.WriteString(" WITH collect({key: k, count: n, value: v}) AS gs")
+	}
 	b.WriteString(" RETURN size(gs) AS total, gs[0.." + p.add(n) + "] AS groups")
 	return statement{Cypher: b.String(), Params: p}, nil
 }
@@ -437,7 +431,7 @@ func compileParties(q graph.PartyQuery) (partySearch, error) {
 			order = "p.name DESC, p.id ASC"
 		}
 	default:
-		return partySearch{}, fmt.Errorf("unknown order_by %q; valid values: contract_count, name", q.OrderBy)
+		return partySearch{}, graph.UnknownValue("order_by", q.OrderBy, graph.PartyOrders)
 	}
 	build := func() (string, params) {
 		p := params{}
@@ -486,7 +480,7 @@ func compileClauses(q graph.ClauseQuery) (statement, error) {
 	}
 	lq := luceneQuery(q.Query, false)
 	if lq == "" {
-		return statement{}, fmt.Errorf("query %q holds no searchable word", q.Query)
+		return statement{}, graph.NoWords("query", q.Query)
 	}
 	p := params{}
 	f, err := compileFilter(p, q.Filter, summaryAsCondition)
@@ -504,7 +498,8 @@ func compileClauses(q graph.ClauseQuery) (statement, error) {
 		" WITH c, h, score, CASE WHEN h:Clause THEN h.id ELSE '' END AS clause_id" +
 		" RETURN c.id AS contract_id, clause_id," +
 		" CASE WHEN h:Clause THEN h.type ELSE '' END AS clause_type," +
-		" CASE WHEN h:Clause THEN coalesce(CASE WHEN h.text <> '' THEN h.text END, h.summary, '') ELSE h.text END AS text," +
+		" coalesce(h.text, '') AS text," +
+		" CASE WHEN h:Clause AND coalesce(h.text, '') = '' THEN coalesce(h.summary, '') ELSE '' END AS summary," +
 		" h.start AS start, h.end AS end, coalesce(h.verified, false) AS verified, score" +
 		" ORDER BY score DESC, contract_id ASC, start ASC, clause_id ASC LIMIT " + p.add(n)
 	return statement{Cypher: cypher, Params: p}, nil

@@ -69,15 +69,15 @@ func TestCompileRejectsUnknownNames(t *testing.T) {
 		{"order_by", func() error {
 			_, err := compileContractSearch(graph.ContractQuery{OrderBy: "id; DROP"})
 			return err
-		}(), "valid values: duration_days, effective_date, end_date, party_count, total_amount"},
+		}(), "valid values: effective_date, end_date, total_amount, duration_days, party_count"},
 		{"group_by", func() error {
 			_, err := compileAggregate(graph.AggregateQuery{GroupBy: "labels(n)"})
 			return err
-		}(), "valid values: clause_type, contract_type"},
+		}(), "valid values: contract_type, effective_year"},
 		{"metric", func() error {
 			_, err := compileAggregate(graph.AggregateQuery{Metric: "median"})
 			return err
-		}(), "valid values: avg_amount"},
+		}(), "valid values: count, sum_amount"},
 		{"operator", func() error {
 			_, err := compileContractSearch(graph.ContractQuery{Filter: graph.Filter{Monetary: &graph.Monetary{Op: "<>"}}})
 			return err
@@ -98,7 +98,7 @@ func TestCompileRejectsUnknownNames(t *testing.T) {
 			active := true
 			_, err := compileContractSearch(graph.ContractQuery{Filter: graph.Filter{Active: &active}})
 			return err
-		}(), "needs as_of"},
+		}(), "active needs a reference date"},
 		{"empty summary search", func() error {
 			_, err := compileContractSearch(graph.ContractQuery{Filter: graph.Filter{SummarySearch: "?!"}})
 			return err
@@ -122,8 +122,8 @@ func TestLuceneQuery(t *testing.T) {
 		want string
 	}{
 		{"Exclusive distribution of the products", true, "+exclusive +distribution +products"},
-		{"termination OR (notice) AND NOT title:x*", false, "termination notice not title x"},
-		{"the of and", true, "+the +of +and"}, // only stop words: kept
+		{"termination OR (notice) AND NOT title:x*", false, "termination notice title"}, // operators and single letters are no words
+		{"the of and", true, "+the +of +and"},                                           // only stop words: kept
 		{"Café, café!", false, "café"},
 		{"", false, ""},
 		{`"+-&&||!(){}[]^~*?:\/`, true, ""},

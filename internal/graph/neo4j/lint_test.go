@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/graph/graphtest"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
@@ -113,9 +114,18 @@ func everyFilter() graph.Filter {
 		MinEffectiveDate: "2010-01-01", MaxEffectiveDate: "2020-12-31", MinEndDate: "2011-01-01", MaxEndDate: "2030-12-31",
 		ContractType: "Distributor", Parties: []string{"Acme", "O'Brien \"Bob\" \\ Co"}, PartyCountry: "US",
 		GoverningLawCountry: "US", GoverningLawState: "NY", Active: &active, AsOf: "2024-06-01",
-		Monetary: &graph.Monetary{Op: ">=", Value: 1e6}, ClauseTypes: []string{"Governing Law", contract.GroupLiability},
-		SummarySearch: "exclusive distribution", ContractIDs: []string{"a", "b"},
+		Monetary: &graph.Monetary{Op: ">=", Value: new(1e6)}, ClauseTypes: []string{"Governing Law", contract.GroupLiability},
+		SummarySearch: "exclusive distribution", ContractIDs: []string{"a", "b"}, RenewalKind: contract.RenewalAutomatic,
 	}
+}
+
+// lintFilter is f as the store compiles it: a notice-deadline range
+// resolved to contract ids (Store.resolveFilter).
+func lintFilter(f graph.Filter) graph.Filter {
+	if _, _, ok := f.NoticeRange(); ok {
+		return f.WithNoticeMatches([]string{"c1"})
+	}
+	return f
 }
 
 // TestCypherDump writes every statement the store runs or compiles — the
@@ -178,15 +188,26 @@ func TestCypherDump(t *testing.T) {
 		{"count chunk embeddings", countChunkEmbeddingsCypher, map[string]any{"model": "m"}},
 		{"missing chunk embeddings", missingChunkEmbeddingsCypher, map[string]any{"after_id": "", "after_ord": int64(-1), "model": "m", "window": int64(500), "limit": int64(64)}},
 		{"put chunk embeddings", putChunkEmbeddingsCypher, map[string]any{"model": "m", "rows": []any{map[string]any{"contract_id": "c1", "ord": int64(0), "text": "Some text", "embedding": []any{0.1, 0.2}}}}},
-		{"search vectors", searchVectorsCypher, map[string]any{"dims": int64(2), "vector": []any{0.1, 0.2}, "model": "m", "ids": []any{"c1"}, "limit": int64(5)}},
 		{"search vector index", searchVectorIndexCypher, map[string]any{"k": int64(20), "vector": []any{0.1, 0.2}, "model": ""}},
 	} {
 		d.add(st.name, statement{Cypher: st.cypher, Params: st.params})
 	}
+	for name, f := range map[string]graph.Filter{"": {}, " with every filter": everyFilter()} {
+		st, err := compileVectorScan(f, []any{0.1, 0.2}, "m", 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.add("search vectors"+name, st)
+	}
+	d.resolve()
 	for _, s := range statsStatements {
 		d.add("stats "+s.name, s.st)
 	}
+	d.add("contract ids", compileContractIDs("c0", 10))
 	for _, st := range text2cypherStatements() {
+		d.add(st.Name, st.statement)
+	}
+	for _, st := range statuteStatements() {
 		d.add(st.Name, st.statement)
 	}
 
@@ -237,22 +258,35 @@ func TestCypherDump(t *testing.T) {
 	f := everyFilter()
 	d.contract("contracts, every filter", graph.ContractQuery{Filter: f})
 	d.contract("contracts, second page", graph.ContractQuery{Filter: f, Offset: 5, Limit: 5})
-	for name := range orderProperties {
+	// Each filter of the conformance table alone, on every query that
+	// takes one, so that a new filter is linted as soon as it has a case.
+	for _, c := range graphtest.FilterCases() {
+		c.Filter = lintFilter(c.Filter)
+		d.contract("contracts, filter "+c.Field, graph.ContractQuery{Filter: c.Filter})
+		d.aggregate("aggregate, filter "+c.Field, graph.AggregateQuery{Filter: c.Filter, GroupBy: graph.GroupContractType})
+		d.clause("clauses, filter "+c.Field, graph.ClauseQuery{Query: "liability", Filter: c.Filter})
+		st, err := compileVectorScan(c.Filter, []any{0.1, 0.2}, "", 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.add("search vectors, filter "+c.Field, st)
+	}
+	for _, name := range graph.ContractOrders {
 		d.contract("contracts by "+name, graph.ContractQuery{Filter: graph.Filter{ContractType: "Service"}, OrderBy: name, Desc: true, Limit: 3})
 		d.contract("contracts by "+name+" asc", graph.ContractQuery{OrderBy: name, Limit: 3})
 	}
-	for _, op := range []string{"=", ">", "<", ">=", "<="} {
-		d.contract("contracts amount "+op, graph.ContractQuery{Filter: graph.Filter{Monetary: &graph.Monetary{Op: op, Value: 5}}})
+	for _, op := range graph.MonetaryOperators {
+		d.contract("contracts amount "+op, graph.ContractQuery{Filter: graph.Filter{Monetary: &graph.Monetary{Op: op, Value: new(5.0)}}})
 	}
 	inactive := false
 	d.contract("contracts inactive", graph.ContractQuery{Filter: graph.Filter{Active: &inactive, AsOf: "2020-01-01"}})
-	for group := range groupings {
-		for metric := range metrics {
+	for _, group := range graph.Groupings {
+		for _, metric := range graph.Metrics {
 			d.aggregate("aggregate "+group+" "+metric, graph.AggregateQuery{Filter: graph.Filter{PartyCountry: "US"}, GroupBy: group, Metric: metric})
 		}
 		d.aggregate("aggregate "+group+" asc, every filter", graph.AggregateQuery{Filter: f, GroupBy: group, Asc: true, Limit: 100})
 	}
-	for metric := range metrics {
+	for _, metric := range graph.Metrics {
 		d.aggregate("aggregate all "+metric, graph.AggregateQuery{Metric: metric})
 	}
 	d.party("parties, every filter", graph.PartyQuery{Name: "acme", Country: "US", ContractType: "Supply", MinContracts: 2, Limit: 50})
@@ -260,6 +294,14 @@ func TestCypherDump(t *testing.T) {
 	d.clause("clauses", graph.ClauseQuery{Query: "termination for convenience", Limit: 10})
 	d.clause("clauses, types and every filter", graph.ClauseQuery{Query: "liability cap", Filter: f,
 		ClauseTypes: []string{"Cap On Liability", contract.GroupLiability}})
+	d.add("notice deadline candidates", noticeCandidates("2020-01-01", "2020-12-31"))
+	for name, f := range map[string]graph.Filter{"": {}, ", every filter": f} {
+		st, err := compileDeadlineCandidates(graph.DeadlineQuery{Filter: f, From: "2020-01-01", To: "2020-12-31"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.add("deadline candidates"+name, st)
+	}
 	d.clause("clauses of one contract", graph.ClauseQuery{Query: "notice", Filter: graph.Filter{ContractIDs: []string{"c1"}}})
 
 	out, err := json.MarshalIndent(lintInput{

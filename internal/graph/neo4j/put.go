@@ -128,12 +128,13 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 		if len(batch) == 0 {
 			return nil
 		}
-		statuses, err := s.writeBatch(ctx, batch)
+		statuses, merges, err := s.writeBatch(ctx, batch)
 		if err != nil && ctx.Err() == nil {
 			// Find the faulty contract: write each alone.
 			statuses = make([]graph.PutStatus, len(batch))
+			merges = make([]*contract.MergeReport, len(batch))
 			for i, p := range batch {
-				st, err := s.writeBatch(ctx, []*graph.Prepared{p})
+				st, mr, err := s.writeBatch(ctx, []*graph.Prepared{p})
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
@@ -143,7 +144,7 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 					statuses[i] = graph.PutFailed
 					continue
 				}
-				statuses[i] = st[0]
+				statuses[i], merges[i] = st[0], mr[0]
 			}
 			err = nil
 		}
@@ -152,7 +153,7 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 		}
 		for i, p := range batch {
 			if statuses[i] != graph.PutFailed {
-				outcomes[batchIdx[i]] = graph.PutOutcome{ID: p.Contract.ID, Status: statuses[i]}
+				outcomes[batchIdx[i]] = graph.PutOutcome{ID: p.Contract.ID, Status: statuses[i], Merge: merges[i]}
 			}
 		}
 		batch, batchIdx, size = batch[:0], batchIdx[:0], 0
@@ -190,38 +191,41 @@ func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]gr
 }
 
 // writeBatch writes the batch in one transaction and returns each
-// contract's status.
-func (s *Store) writeBatch(ctx context.Context, batch []*graph.Prepared) ([]graph.PutStatus, error) {
+// contract's status and, for those merged with a stored version, the
+// merge's report.
+func (s *Store) writeBatch(ctx context.Context, batch []*graph.Prepared) ([]graph.PutStatus, []*contract.MergeReport, error) {
 	var statuses []graph.PutStatus
+	var merges []*contract.MergeReport
 	dims := 0
 	err := s.tx(ctx, neo4j.AccessModeWrite, func(tx neo4j.ManagedTransaction) error {
 		var err error
-		statuses, dims, err = writeBatchTx(ctx, tx, batch)
+		statuses, merges, dims, err = writeBatchTx(ctx, tx, batch)
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if dims > 0 {
 		if err := s.ensureVectorIndex(ctx, dims); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return statuses, nil
+	return statuses, merges, nil
 }
 
 // writeBatchTx is one attempt at writing the batch; the driver may run it
 // again on a transient failure, so it derives everything from the
 // transaction's view of the database. It returns the embedding dimension
-// when some chunk carries an embedding.
-func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*graph.Prepared) ([]graph.PutStatus, int, error) {
+// when some chunk carries an embedding. A contract stored with another
+// hash is merged with the stored version (graph.MergeStored).
+func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*graph.Prepared) ([]graph.PutStatus, []*contract.MergeReport, int, error) {
 	ids := make([]any, len(batch))
 	for i, p := range batch {
 		ids[i] = p.Contract.ID
 	}
 	recs, err := collect(ctx, tx, statement{Cypher: lookupHashesCypher, Params: map[string]any{"ids": ids}})
 	if err != nil {
-		return nil, 0, fmt.Errorf("look up stored contracts: %w", err)
+		return nil, nil, 0, fmt.Errorf("look up stored contracts: %w", err)
 	}
 	stored := map[string]string{}
 	for _, r := range recs {
@@ -230,7 +234,8 @@ func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*gra
 		stored[id] = hash
 	}
 	statuses := make([]graph.PutStatus, len(batch))
-	var w rows
+	merges := make([]*contract.MergeReport, len(batch))
+	var write []*graph.Prepared
 	var replaced []any
 	for i, p := range batch {
 		hash, exists := stored[p.Contract.ID]
@@ -239,21 +244,44 @@ func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*gra
 			statuses[i] = graph.PutUnchanged
 			continue
 		case exists:
-			statuses[i] = graph.PutUpdated
+			old, err := getContractTx(ctx, tx, p.Contract.ID)
+			if err != nil {
+				return nil, nil, 0, fmt.Errorf("read the stored version of %q: %w", p.Contract.ID, err)
+			}
+			q, rep, err := graph.MergeStored(old, p)
+			if err != nil {
+				return nil, nil, 0, fmt.Errorf("contract %q: %w", p.Contract.ID, err)
+			}
+			statuses[i] = graph.MergedStatus(q, rep, hash)
+			if statuses[i] == graph.PutMerged {
+				merges[i] = &rep
+			}
+			if statuses[i] == graph.PutUnchanged {
+				continue
+			}
+			p = q
 			replaced = append(replaced, p.Contract.ID)
 		default:
 			statuses[i] = graph.PutCreated
 		}
+		write = append(write, p)
+	}
+	write, err = resolveMergedKeys(ctx, tx, write)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	var w rows
+	for _, p := range write {
 		w.add(p)
 	}
 	if len(w.contracts) == 0 {
-		return statuses, 0, nil
+		return statuses, merges, 0, nil
 	}
 	var oldParties, oldLocations []any
 	if len(replaced) > 0 {
 		recs, err := collect(ctx, tx, statement{Cypher: deleteContractsCypher, Params: map[string]any{"ids": replaced}})
 		if err != nil {
-			return nil, 0, fmt.Errorf("delete old versions: %w", err)
+			return nil, nil, 0, fmt.Errorf("delete old versions: %w", err)
 		}
 		for _, r := range recs {
 			m := r.AsMap()
@@ -267,11 +295,11 @@ func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*gra
 			_, err = res.Consume(ctx)
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("write parties: %w", err)
+			return nil, nil, 0, fmt.Errorf("write parties: %w", err)
 		}
 	}
 	if err := preferNames(ctx, tx, w.partyKeys); err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	for _, st := range []struct {
 		what   string
@@ -298,13 +326,13 @@ func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*gra
 		}
 		res, err := tx.Run(ctx, st.cypher, map[string]any{st.key: st.list})
 		if err != nil {
-			return nil, 0, fmt.Errorf("write %s: %w", st.what, err)
+			return nil, nil, 0, fmt.Errorf("write %s: %w", st.what, err)
 		}
 		if _, err := res.Consume(ctx); err != nil {
-			return nil, 0, fmt.Errorf("write %s: %w", st.what, err)
+			return nil, nil, 0, fmt.Errorf("write %s: %w", st.what, err)
 		}
 	}
-	return statuses, w.dims, nil
+	return statuses, merges, w.dims, nil
 }
 
 func asSlice(v any) []any {
@@ -356,6 +384,11 @@ func (w *rows) add(p *graph.Prepared) {
 	setString(props, "extracted_by", c.ExtractedBy)
 	setString(props, "extracted_at", c.ExtractedAt)
 	setString(props, "text", c.Text)
+	if len(c.Provenance) > 0 {
+		// Like evidence, provenance is kept as one JSON value.
+		b, _ := json.Marshal(c.Provenance) // a map of strings always encodes
+		props["provenance"] = string(b)
+	}
 	if c.DurationDays != nil {
 		props["duration_days"] = int64(*c.DurationDays)
 	}
@@ -366,6 +399,7 @@ func (w *rows) add(p *graph.Prepared) {
 		props["usage_input_tokens"] = int64(c.Usage.InputTokens)
 		props["usage_output_tokens"] = int64(c.Usage.OutputTokens)
 	}
+	addTimeline(props, c)
 	if len(c.Evidence) > 0 {
 		// Evidence is provenance, not graph structure: kept as one JSON value.
 		b, _ := json.Marshal(c.Evidence) // plain structs of strings, ints and bools always encode
@@ -496,7 +530,7 @@ func preferNames(ctx context.Context, tx neo4j.ManagedTransaction, keys []any) e
 		m := r.AsMap()
 		name := getString(m, "name")
 		spellings := append([]string{name}, getStrings(m, "aliases")...)
-		best := contract.PreferredName(spellings)
+		best := contract.PreferredName(ownSpellings(getString(m, "key"), spellings))
 		if best == name || best == "" {
 			continue
 		}

@@ -18,6 +18,10 @@ import (
 // examples are read in one transaction, so they agree.
 func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (graph.ContractResult, error) {
 	res := graph.ContractResult{Examples: []graph.ContractSummary{}}
+	var err error
+	if q.Filter, err = s.resolveFilter(ctx, q.Filter); err != nil {
+		return res, fmt.Errorf("search contracts: %w", err)
+	}
 	cs, err := compileContractSearch(q)
 	if err != nil {
 		return res, fmt.Errorf("search contracts: %w", err)
@@ -89,6 +93,10 @@ func decodeLocation(v any) *contract.Location {
 // one group, "all", even when no contract matches.
 func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) (graph.AggregateResult, error) {
 	res := graph.AggregateResult{Groups: []graph.Group{}}
+	var err error
+	if q.Filter, err = s.resolveFilter(ctx, q.Filter); err != nil {
+		return res, fmt.Errorf("aggregate contracts: %w", err)
+	}
 	st, err := compileAggregate(q)
 	if err != nil {
 		return res, fmt.Errorf("aggregate contracts: %w", err)
@@ -104,9 +112,11 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 	res.TotalGroups = int(getInt(m, "total"))
 	for _, v := range asSlice(m["groups"]) {
 		gm, _ := v.(map[string]any)
-		res.Groups = append(res.Groups, graph.Group{
-			Key: getString(gm, "key"), Count: int(getInt(gm, "count")), Value: getFloatPtr(gm, "value"),
-		})
+		g := graph.Group{Key: getString(gm, "key"), Count: int(getInt(gm, "count")), Value: getFloatPtr(gm, "value")}
+		if cur, ok := gm["currency"].(string); ok {
+			g.Currency = &cur
+		}
+		res.Groups = append(res.Groups, g)
 	}
 	return res, nil
 }
@@ -161,6 +171,10 @@ func (s *Store) SearchParties(ctx context.Context, q graph.PartyQuery) (graph.Pa
 // (Lucene's BM25) to the words of q.Query, any of which may match; see
 // compileClauses for the order.
 func (s *Store) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph.ClauseHit, error) {
+	var err error
+	if q.Filter, err = s.resolveFilter(ctx, q.Filter); err != nil {
+		return nil, fmt.Errorf("search clauses: %w", err)
+	}
 	st, err := compileClauses(q)
 	if err != nil {
 		return nil, fmt.Errorf("search clauses: %w", err)
@@ -176,7 +190,7 @@ func (s *Store) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph
 		score, _ := m["score"].(float64)
 		hits = append(hits, graph.ClauseHit{
 			ContractID: getString(m, "contract_id"), ClauseID: getString(m, "clause_id"),
-			ClauseType: getString(m, "clause_type"), Text: getString(m, "text"),
+			ClauseType: getString(m, "clause_type"), Text: getString(m, "text"), Summary: getString(m, "summary"),
 			Start: int(getInt(m, "start")), End: int(getInt(m, "end")), Verified: v, Score: score,
 		})
 	}
@@ -225,6 +239,18 @@ func (s *Store) GetContract(ctx context.Context, id string) (*contract.Contract,
 	return c, nil
 }
 
+// getContractTx reads the stored contract id in tx.
+func getContractTx(ctx context.Context, tx neo4j.ManagedTransaction, id string) (*contract.Contract, error) {
+	recs, err := collect(ctx, tx, statement{Cypher: getContractCypher, Params: map[string]any{"id": id}})
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, graph.ErrNotFound
+	}
+	return decodeContract(recs[0].AsMap())
+}
+
 func decodeContract(m map[string]any) (*contract.Contract, error) {
 	cm, _ := m["c"].(map[string]any)
 	c := &contract.Contract{
@@ -238,6 +264,7 @@ func decodeContract(m map[string]any) (*contract.Contract, error) {
 		ExtractedAt: getString(cm, "extracted_at"), Text: getString(cm, "text"),
 		GoverningLaw: decodeLocation(m["governing_law"]),
 	}
+	readTimeline(cm, c)
 	if _, ok := cm["usage_input_tokens"]; ok {
 		c.Usage = &contract.TokenUsage{
 			InputTokens: int(getInt(cm, "usage_input_tokens")), OutputTokens: int(getInt(cm, "usage_output_tokens")),
@@ -246,6 +273,16 @@ func decodeContract(m map[string]any) (*contract.Contract, error) {
 	if ev := getString(cm, "evidence"); ev != "" {
 		if err := json.Unmarshal([]byte(ev), &c.Evidence); err != nil {
 			return nil, fmt.Errorf("evidence: %w", err)
+		}
+	}
+	if pv := getString(cm, "provenance"); pv != "" {
+		if err := json.Unmarshal([]byte(pv), &c.Provenance); err != nil {
+			return nil, fmt.Errorf("provenance: %w", err)
+		}
+	}
+	if pv := getString(cm, "provenance"); pv != "" {
+		if err := json.Unmarshal([]byte(pv), &c.Provenance); err != nil {
+			return nil, fmt.Errorf("provenance: %w", err)
 		}
 	}
 	for _, v := range asSlice(m["parties"]) {

@@ -11,17 +11,20 @@ var (
 		"renewal_term", "notice_period", "total_amount", "currency", "scope", "source_path", "sha256",
 		"extracted_by", "extracted_at", "text", "content_hash", "party_count", "usage_input_tokens",
 		"usage_output_tokens", "evidence", "clause_kinds", "party_countries",
+		"renewal_kind", "renewal_count", "termination_notice", "deadline_first", "deadline_last",
 		// Party
-		"name", "normalized_name", "aliases", "match_keys", "contract_count",
+		"name", "normalized_name", "aliases", "match_keys", "contract_count", "alias_keys", "resolve_mark",
 		// Location
 		"country", "state", "city", "address",
 		// Clause and Chunk
 		"ord", "type", "group", "start", "end", "verified", "embedding", "embedding_model",
 		// PARTY_TO
 		"role", "location_id",
+		// Statute (besides id, text, content_hash and the embedding's)
+		"jurisdiction", "code", "number", "heading", "url",
 	}
 	// writeRowKeys are the keys of the UNWIND row maps the write statements
 	// read (row.key, row.contract_id, ...). The linter cannot tell a map
 	// from a node, so it is told these names too.
-	writeRowKeys = []string{"key", "contract_id", "location_id", "match_key", "props"}
+	writeRowKeys = []string{"key", "contract_id", "location_id", "match_key", "props", "mark"}
 )

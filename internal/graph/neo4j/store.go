@@ -60,10 +60,27 @@ type Store struct {
 	timeout time.Duration
 	log     *slog.Logger
 
-	// vectorMu guards vectorDims, the dimension of the chunk vector index
-	// once it has been created (0 = not yet).
-	vectorMu   sync.Mutex
-	vectorDims int
+	// chunkVectors and statuteVectors are the vector indexes of chunk and
+	// of statute embeddings.
+	chunkVectors, statuteVectors *vectorIndex
+}
+
+// vectorIndex is one vector index, which the store creates the first time
+// vectors are stored, with their dimension.
+type vectorIndex struct {
+	create func(dims int) statement // creates it
+	await  string                   // waits until it is online
+	lookup string                   // returns its dimension as dims, if it exists
+
+	mu   sync.Mutex
+	dims int // 0 = not created yet
+}
+
+// has reports whether the index exists for dims-dimensional vectors.
+func (ix *vectorIndex) has(dims int) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.dims == dims
 }
 
 // Open connects to the database, checks that it answers and creates, if
@@ -77,7 +94,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open neo4j store %s: %w", cfg.URI, err)
 	}
-	s := &Store{driver: driver, reader: driver, db: cfg.Database, timeout: cfg.QueryTimeout, log: cfg.Logger}
+	s := &Store{driver: driver, reader: driver, db: cfg.Database, timeout: cfg.QueryTimeout, log: cfg.Logger,
+		chunkVectors:   &vectorIndex{create: vectorIndexStatement, await: awaitVectorIndexCypher, lookup: vectorIndexCypher},
+		statuteVectors: &vectorIndex{create: statuteVectorIndexStatement, await: awaitStatuteVectorIndexCypher, lookup: statuteVectorIndexCypher}}
 	if s.timeout <= 0 {
 		s.timeout = 2 * time.Minute
 	}
@@ -128,13 +147,15 @@ func (s *Store) setup(ctx context.Context) error {
 	if _, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: awaitIndexesCypher}); err != nil {
 		return fmt.Errorf("await indexes: %w", err)
 	}
-	dims, err := s.existingVectorDims(ctx)
-	if err != nil {
-		return err
+	for _, ix := range []*vectorIndex{s.chunkVectors, s.statuteVectors} {
+		dims, err := s.existingVectorDims(ctx, ix)
+		if err != nil {
+			return err
+		}
+		ix.mu.Lock()
+		ix.dims = dims
+		ix.mu.Unlock()
 	}
-	s.vectorMu.Lock()
-	s.vectorDims = dims
-	s.vectorMu.Unlock()
 	return nil
 }
 
@@ -152,8 +173,8 @@ func (s *Store) schemaWrite(ctx context.Context, st statement) error {
 	return nil
 }
 
-func (s *Store) existingVectorDims(ctx context.Context) (int, error) {
-	recs, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: vectorIndexCypher})
+func (s *Store) existingVectorDims(ctx context.Context, ix *vectorIndex) (int, error) {
+	recs, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: ix.lookup})
 	if err != nil {
 		return 0, fmt.Errorf("list vector indexes: %w", err)
 	}
@@ -168,21 +189,26 @@ func (s *Store) existingVectorDims(ctx context.Context) (int, error) {
 // ensureVectorIndex creates the chunk vector index for dims-dimensional
 // embeddings the first time embeddings are stored.
 func (s *Store) ensureVectorIndex(ctx context.Context, dims int) error {
-	s.vectorMu.Lock()
-	defer s.vectorMu.Unlock()
-	if s.vectorDims != 0 {
+	return s.createVectorIndex(ctx, s.chunkVectors, dims)
+}
+
+// createVectorIndex creates ix for dims-dimensional vectors unless it exists.
+func (s *Store) createVectorIndex(ctx context.Context, ix *vectorIndex, dims int) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.dims != 0 {
 		return nil
 	}
-	if err := s.schemaWrite(ctx, vectorIndexStatement(dims)); err != nil {
+	if err := s.schemaWrite(ctx, ix.create(dims)); err != nil {
 		return err
 	}
-	// The index is created after the batch that first stored embeddings,
-	// so Neo4j fills it with those chunks in the background; wait, or a
-	// search right after the import misses them.
-	if _, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: awaitVectorIndexCypher}); err != nil {
+	// The index is created after the batch that first stored vectors, so
+	// Neo4j fills it with those nodes in the background; wait, or a search
+	// right after the import misses them.
+	if _, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: ix.await}); err != nil {
 		return fmt.Errorf("wait for the vector index: %w", err)
 	}
-	s.vectorDims = dims
+	ix.dims = dims
 	return nil
 }
 

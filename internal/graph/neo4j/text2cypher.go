@@ -41,8 +41,10 @@ type namedStatementT struct {
 }
 
 // hiddenProperties are bookkeeping properties left out of the schema text:
-// they answer no question, and the embedding is a long vector.
-var hiddenProperties = map[string]bool{"content_hash": true, "embedding": true, "evidence": true}
+// they answer no question (alias_keys only serves merged-party lookups on
+// import), and the embedding is a long vector.
+var hiddenProperties = map[string]bool{"content_hash": true, "embedding": true, "evidence": true, "alias_keys": true,
+	"deadline_first": true, "deadline_last": true}
 
 // SchemaText describes the live graph for a language model: node labels
 // and relationship types with their properties and types, and the

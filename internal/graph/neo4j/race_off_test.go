@@ -1,0 +1,5 @@
+//go:build !race
+
+package neo4j_test
+
+const raceEnabled = false
