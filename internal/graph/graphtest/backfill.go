@@ -183,7 +183,7 @@ func testEmbeddingBackfill(t *testing.T, s graph.Store) {
 		if hits, err := vs.SearchVectors(ctx, q); err != nil || len(hits) != 0 {
 			t.Errorf("SearchVectors(m2) before any m2 vector = %+v, %v; want none", hits, err)
 		}
-		q.Model, q.ContractIDs = "", []string{"c02"}
+		q.Model, q.Filter = "", graph.Filter{ContractIDs: []string{"c02"}}
 		if hits, err := vs.SearchVectors(ctx, q); err != nil || len(hits) != 0 {
 			t.Errorf("SearchVectors restricted to c02 (no chunks) = %+v, %v", hits, err)
 		}

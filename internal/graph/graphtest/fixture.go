@@ -57,6 +57,11 @@ func spanClause(typ, text, sub string) contract.Clause {
 	return contract.Clause{Type: typ, Text: sub, Start: start, End: end, Verified: true}
 }
 
+func spanEvidence(field, value, text, sub string) contract.Evidence {
+	start, end := span(text, sub)
+	return contract.Evidence{Field: field, Value: value, Quote: sub, Start: start, End: end, Verified: true}
+}
+
 func chunk(ord int, text, sub string) contract.Chunk {
 	start, end := span(text, sub)
 	return contract.Chunk{Ord: ord, Text: sub, Start: start, End: end}
@@ -73,6 +78,10 @@ func chunk(ord int, text, sub string) contract.Chunk {
 //   - c10 has no dates, amount, parties or clauses (nulls in every ordering).
 //   - c05, c06 and c07 carry hostile and unicode party names.
 //   - c01 and c02 have text with verified clause spans; c01 has chunks.
+//   - Timelines: c01 renews automatically every year (notice P30D, from
+//     2021-10-14, with evidence), c05 every five years at most three times
+//     (notice P6M, from 2020-05-04), c09 by option (notice P60D, ending
+//     2020-11-19); c12 does not renew; the others do not say.
 func Fixture() []*contract.Contract {
 	return []*contract.Contract{
 		{
@@ -91,6 +100,11 @@ func Fixture() []*contract.Contract {
 			Chunks: []contract.Chunk{
 				chunk(0, textC01, "SUPPLY AGREEMENT. 1. Term. This Agreement renews automatically for one year unless either party gives notice of termination."),
 				chunk(1, textC01, "2. Liability. The total liability of the Supplier shall not exceed the fees paid."),
+			},
+			RenewalKind: contract.RenewalAutomatic, RenewalTerm: "P1Y", NoticePeriod: "P30D", TerminationNotice: "P90D",
+			Evidence: []contract.Evidence{
+				spanEvidence(contract.FieldRenewalKind, contract.RenewalAutomatic, textC01, "renews automatically for one year"),
+				spanEvidence(contract.FieldRenewalTerm, "P1Y", textC01, "for one year"),
 			},
 			Text: textC01,
 		},
@@ -146,6 +160,7 @@ func Fixture() []*contract.Contract {
 			Clauses: []contract.Clause{
 				summaryClause("Renewal & Termination", "Franchise renews for successive five year terms."),
 			},
+			RenewalKind: contract.RenewalAutomatic, RenewalTerm: "P5Y", NoticePeriod: "P6M", RenewalCount: 3,
 		},
 		{
 			ID: "c06", ContractType: "Joint Venture",
@@ -193,6 +208,7 @@ func Fixture() []*contract.Contract {
 			Clauses: []contract.Clause{
 				summaryClause("Cap On Liability", "Sponsor liability is capped at the sponsorship fee."),
 			},
+			RenewalKind: contract.RenewalOption, RenewalTerm: "P1Y", NoticePeriod: "P60D",
 		},
 		{
 			ID: "c10", ContractType: "License Agreement",
@@ -215,6 +231,7 @@ func Fixture() []*contract.Contract {
 			Parties: []contract.PartyRole{
 				role("Delta Inc.", "Licensor", "CN"),
 			},
+			RenewalKind: contract.RenewalNone,
 		},
 	}
 }

@@ -53,10 +53,19 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store) {
 		t.Run("Clauses", func(t *testing.T) { testClauses(t, s) })
 		t.Run("Stats", func(t *testing.T) { testStats(t, s) })
 		t.Run("InvalidQueries", func(t *testing.T) { testInvalidQueries(t, s) })
+		t.Run("QueryEnums", func(t *testing.T) { testQueryEnums(t, s) })
+		t.Run("Deadlines", func(t *testing.T) { testDeadlines(t, s) })
+	})
+	t.Run("FilterCoverage", func(t *testing.T) {
+		s := open(t)
+		defer s.Close()
+		testFilterCoverage(t, s)
 	})
 	t.Run("PartyNamesOrderIndependent", func(t *testing.T) { testPartyNameOrder(t, open) })
 	t.Run("Idempotent", func(t *testing.T) { testIdempotent(t, load(t)) })
 	t.Run("Update", func(t *testing.T) { testUpdate(t, load(t)) })
+	t.Run("SourceMerge", func(t *testing.T) { testSourceMerge(t, open) })
+	t.Run("Delete", func(t *testing.T) { testDelete(t, load(t)) })
 	t.Run("AtomicFailure", func(t *testing.T) { testAtomicFailure(t, load(t)) })
 	t.Run("Cancelled", func(t *testing.T) { testCancelled(t, load(t)) })
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, load(t)) })
@@ -239,11 +248,11 @@ func testSearchFilters(t *testing.T, s graph.Store) {
 		{"inactive", graph.Filter{Active: boolp(false), AsOf: "2020-06-30"}, []string{"c08", "c02", "c05", "c11", "c03"}},
 		{"active on the end date", graph.Filter{Active: boolp(true), AsOf: "2020-11-19"}, []string{"c12", "c09", "c01", "c06"}},
 		{"active the day after", graph.Filter{Active: boolp(true), AsOf: "2020-11-20"}, []string{"c12", "c01", "c06"}},
-		{"amount >", graph.Filter{Monetary: &graph.Monetary{Op: ">", Value: 10000000}}, []string{"c06"}},
-		{"amount >=", graph.Filter{Monetary: &graph.Monetary{Op: ">=", Value: 5000000}}, []string{"c04", "c07", "c06"}},
-		{"amount =", graph.Filter{Monetary: &graph.Monetary{Op: "=", Value: 5000000}}, []string{"c04", "c07"}},
-		{"amount <", graph.Filter{Monetary: &graph.Monetary{Op: "<", Value: 100000}}, []string{"c05", "c11"}},
-		{"amount <=", graph.Filter{Monetary: &graph.Monetary{Op: "<=", Value: 100000}}, []string{"c08", "c05", "c11"}},
+		{"amount >", graph.Filter{Monetary: &graph.Monetary{Op: ">", Value: fp(10000000)}}, []string{"c06"}},
+		{"amount >=", graph.Filter{Monetary: &graph.Monetary{Op: ">=", Value: fp(5000000)}}, []string{"c04", "c07", "c06"}},
+		{"amount =", graph.Filter{Monetary: &graph.Monetary{Op: "=", Value: fp(5000000)}}, []string{"c04", "c07"}},
+		{"amount <", graph.Filter{Monetary: &graph.Monetary{Op: "<", Value: fp(100000)}}, []string{"c05", "c11"}},
+		{"amount <=", graph.Filter{Monetary: &graph.Monetary{Op: "<=", Value: fp(100000)}}, []string{"c08", "c05", "c11"}},
 		{"clause group", graph.Filter{ClauseTypes: []string{"Confidentiality & Non-Disclosure"}}, []string{"c04", "c02"}},
 		{"clause group covers its types", graph.Filter{ClauseTypes: []string{"Liability & Indemnification"}}, []string{"c09", "c01", "c06", "c03"}},
 		{"clause type", graph.Filter{ClauseTypes: []string{"Cap On Liability"}}, []string{"c09", "c01"}},
@@ -399,6 +408,11 @@ func g(key string, value *float64, count int) graph.Group {
 	return graph.Group{Key: key, Value: value, Count: count}
 }
 
+// gc is a group of an amount metric, in one currency.
+func gc(key, currency string, value *float64, count int) graph.Group {
+	return graph.Group{Key: key, Currency: &currency, Value: value, Count: count}
+}
+
 func testAggregate(t *testing.T, s graph.Store) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -413,13 +427,19 @@ func testAggregate(t *testing.T, s graph.Store) {
 		{"type count asc", graph.AggregateQuery{GroupBy: graph.GroupContractType, Metric: graph.MetricCount, Asc: true, Limit: 4}, graph.AggregateResult{TotalGroups: 9, Groups: []graph.Group{
 			g("Distributor", fp(1), 1), g("Endorsement", fp(1), 1), g("Franchise", fp(1), 1), g("Other", fp(1), 1),
 		}}},
-		{"type avg amount, nulls last", graph.AggregateQuery{GroupBy: graph.GroupContractType, Metric: graph.MetricAvgAmount, Limit: 100}, graph.AggregateResult{TotalGroups: 9, Groups: []graph.Group{
-			g("Joint Venture", fp(12500000), 2), g("Service", fp(5000000), 1), g("Supply", fp(1000000), 1), g("License Agreement", fp(250000), 2),
-			g("Sponsorship", fp(200000), 2), g("Endorsement", fp(75000), 1), g("Franchise", fp(50000), 1), g("Other", nil, 1), g("Distributor", nil, 1),
+		// Amounts are never averaged across currencies: a type whose
+		// contracts are in USD and EUR has a group for each.
+		{"type avg amount per currency, nulls last", graph.AggregateQuery{GroupBy: graph.GroupContractType, Metric: graph.MetricAvgAmount, Limit: 100}, graph.AggregateResult{TotalGroups: 12, Groups: []graph.Group{
+			gc("Joint Venture", "USD", fp(20000000), 1), gc("Service", "GBP", fp(5000000), 1), gc("Joint Venture", "EUR", fp(5000000), 1),
+			gc("Supply", "USD", fp(1000000), 1), gc("Sponsorship", "CAD", fp(300000), 1), gc("License Agreement", "USD", fp(250000), 1),
+			gc("Sponsorship", "USD", fp(100000), 1), gc("Endorsement", "USD", fp(75000), 1), gc("Franchise", "USD", fp(50000), 1),
+			gc("Other", "", nil, 1), gc("License Agreement", "", nil, 1), gc("Distributor", "", nil, 1),
 		}}},
-		{"type avg amount asc, nulls last", graph.AggregateQuery{GroupBy: graph.GroupContractType, Metric: graph.MetricAvgAmount, Asc: true, Limit: 100}, graph.AggregateResult{TotalGroups: 9, Groups: []graph.Group{
-			g("Franchise", fp(50000), 1), g("Endorsement", fp(75000), 1), g("Sponsorship", fp(200000), 2), g("License Agreement", fp(250000), 2),
-			g("Supply", fp(1000000), 1), g("Service", fp(5000000), 1), g("Joint Venture", fp(12500000), 2), g("Distributor", nil, 1), g("Other", nil, 1),
+		{"type avg amount per currency asc, nulls last", graph.AggregateQuery{GroupBy: graph.GroupContractType, Metric: graph.MetricAvgAmount, Asc: true, Limit: 100}, graph.AggregateResult{TotalGroups: 12, Groups: []graph.Group{
+			gc("Franchise", "USD", fp(50000), 1), gc("Endorsement", "USD", fp(75000), 1), gc("Sponsorship", "USD", fp(100000), 1),
+			gc("License Agreement", "USD", fp(250000), 1), gc("Sponsorship", "CAD", fp(300000), 1), gc("Supply", "USD", fp(1000000), 1),
+			gc("Joint Venture", "EUR", fp(5000000), 1), gc("Service", "GBP", fp(5000000), 1), gc("Joint Venture", "USD", fp(20000000), 1),
+			gc("Distributor", "", nil, 1), gc("License Agreement", "", nil, 1), gc("Other", "", nil, 1),
 		}}},
 		{"US state", graph.AggregateQuery{Filter: graph.Filter{GoverningLawCountry: "US"}, GroupBy: graph.GroupGoverningLawState, Metric: graph.MetricCount, Limit: 3}, graph.AggregateResult{TotalGroups: 3, Groups: []graph.Group{
 			g("NY", fp(3), 3), g("DE", fp(2), 2), g("CA", fp(2), 2),
@@ -433,8 +453,11 @@ func testAggregate(t *testing.T, s graph.Store) {
 		{"party counts distinct contracts", graph.AggregateQuery{GroupBy: graph.GroupParty, Metric: graph.MetricCount, Limit: 3}, graph.AggregateResult{TotalGroups: 13, Groups: []graph.Group{
 			g("ACME Corporation", fp(5), 5), g("Iota Events", fp(2), 2), g("Gamma Limited", fp(2), 2),
 		}}},
-		{"party sum over distinct contracts", graph.AggregateQuery{Filter: graph.Filter{Parties: []string{"iota"}}, GroupBy: graph.GroupParty, Metric: graph.MetricSumAmount, Limit: 10}, graph.AggregateResult{TotalGroups: 3, Groups: []graph.Group{
-			g("Iota Events", fp(400000), 2), g("Kappa Pty Ltd", fp(300000), 1), g("ACME Corporation", fp(100000), 1),
+		{"party sum over distinct contracts, per currency", graph.AggregateQuery{Filter: graph.Filter{Parties: []string{"iota"}}, GroupBy: graph.GroupParty, Metric: graph.MetricSumAmount, Limit: 10}, graph.AggregateResult{TotalGroups: 4, Groups: []graph.Group{
+			gc("Kappa Pty Ltd", "CAD", fp(300000), 1), gc("Iota Events", "CAD", fp(300000), 1), gc("Iota Events", "USD", fp(100000), 1), gc("ACME Corporation", "USD", fp(100000), 1),
+		}}},
+		{"party sum in one currency", graph.AggregateQuery{Filter: graph.Filter{Parties: []string{"iota"}, Currency: "CAD"}, GroupBy: graph.GroupParty, Metric: graph.MetricSumAmount, Limit: 10}, graph.AggregateResult{TotalGroups: 2, Groups: []graph.Group{
+			gc("Kappa Pty Ltd", "CAD", fp(300000), 1), gc("Iota Events", "CAD", fp(300000), 1),
 		}}},
 		{"party country", graph.AggregateQuery{GroupBy: graph.GroupPartyCountry, Metric: graph.MetricCount, Limit: 10}, graph.AggregateResult{TotalGroups: 7, Groups: []graph.Group{
 			g("US", fp(8), 8), g("GB", fp(2), 2), g("DE", fp(2), 2), g("CN", fp(2), 2), g("CA", fp(2), 2), g("FR", fp(1), 1), g("AU", fp(1), 1),
@@ -458,20 +481,29 @@ func testAggregate(t *testing.T, s graph.Store) {
 		{"end year", graph.AggregateQuery{GroupBy: graph.GroupEndYear, Metric: graph.MetricCount, Limit: 2}, graph.AggregateResult{TotalGroups: 7, Groups: []graph.Group{
 			g("2020", fp(3), 3), g("2030", fp(1), 1),
 		}}},
-		{"sum one type", graph.AggregateQuery{Filter: graph.Filter{ContractType: "Sponsorship"}, Metric: graph.MetricSumAmount}, graph.AggregateResult{TotalGroups: 1, Groups: []graph.Group{
-			g("all", fp(400000), 2),
+		// CAD 300,000 and USD 100,000 are not 400,000 of anything.
+		{"sum one type: one value per currency", graph.AggregateQuery{Filter: graph.Filter{ContractType: "Sponsorship"}, Metric: graph.MetricSumAmount}, graph.AggregateResult{TotalGroups: 2, Groups: []graph.Group{
+			gc("all", "CAD", fp(300000), 1), gc("all", "USD", fp(100000), 1),
 		}}},
-		{"sum all: count is every contract, value only those with amounts", graph.AggregateQuery{Metric: graph.MetricSumAmount, Limit: 1}, graph.AggregateResult{TotalGroups: 1, Groups: []graph.Group{
-			g("all", fp(31775000), 12),
+		{"sum all: one value per currency; contracts without an amount in no currency", graph.AggregateQuery{Metric: graph.MetricSumAmount, Limit: 10}, graph.AggregateResult{TotalGroups: 5, Groups: []graph.Group{
+			gc("all", "USD", fp(21475000), 6), gc("all", "EUR", fp(5000000), 1), gc("all", "GBP", fp(5000000), 1), gc("all", "CAD", fp(300000), 1), gc("all", "", nil, 3),
 		}}},
-		{"min amount", graph.AggregateQuery{Metric: graph.MetricMinAmount}, graph.AggregateResult{TotalGroups: 1, Groups: []graph.Group{g("all", fp(50000), 12)}}},
-		{"max amount", graph.AggregateQuery{Filter: graph.Filter{ContractType: "Service"}, Metric: graph.MetricMaxAmount}, graph.AggregateResult{TotalGroups: 1, Groups: []graph.Group{g("all", fp(5000000), 1)}}},
+		{"sum all, limited", graph.AggregateQuery{Metric: graph.MetricSumAmount, Limit: 1}, graph.AggregateResult{TotalGroups: 5, Groups: []graph.Group{
+			gc("all", "USD", fp(21475000), 6),
+		}}},
+		{"sum in one currency", graph.AggregateQuery{Filter: graph.Filter{Currency: "EUR"}, Metric: graph.MetricSumAmount}, graph.AggregateResult{TotalGroups: 1, Groups: []graph.Group{
+			gc("all", "EUR", fp(5000000), 1),
+		}}},
+		{"min amount per currency", graph.AggregateQuery{Metric: graph.MetricMinAmount}, graph.AggregateResult{TotalGroups: 5, Groups: []graph.Group{
+			gc("all", "EUR", fp(5000000), 1), gc("all", "GBP", fp(5000000), 1), gc("all", "CAD", fp(300000), 1), gc("all", "USD", fp(50000), 6), gc("all", "", nil, 3),
+		}}},
+		{"max amount", graph.AggregateQuery{Filter: graph.Filter{ContractType: "Service"}, Metric: graph.MetricMaxAmount}, graph.AggregateResult{TotalGroups: 1, Groups: []graph.Group{gc("all", "GBP", fp(5000000), 1)}}},
 		{"avg days", graph.AggregateQuery{Filter: graph.Filter{ContractType: "Franchise"}, Metric: graph.MetricAvgDurationDays}, graph.AggregateResult{TotalGroups: 1, Groups: []graph.Group{g("all", fp(3652), 1)}}},
 		{"avg days all", graph.AggregateQuery{Metric: graph.MetricAvgDurationDays}, graph.AggregateResult{TotalGroups: 1, Groups: []graph.Group{g("all", fp(12445.0/9), 12)}}},
 		{"min days", graph.AggregateQuery{Metric: graph.MetricMinDurationDays}, graph.AggregateResult{TotalGroups: 1, Groups: []graph.Group{g("all", fp(41), 12)}}},
 		{"max days", graph.AggregateQuery{Metric: graph.MetricMaxDurationDays}, graph.AggregateResult{TotalGroups: 1, Groups: []graph.Group{g("all", fp(5478), 12)}}},
 		{"no match counts zero", graph.AggregateQuery{Filter: graph.Filter{ContractType: "Hosting"}, Metric: graph.MetricCount}, graph.AggregateResult{TotalGroups: 1, Groups: []graph.Group{g("all", fp(0), 0)}}},
-		{"no match has no sum", graph.AggregateQuery{Filter: graph.Filter{ContractType: "Hosting"}, Metric: graph.MetricSumAmount}, graph.AggregateResult{TotalGroups: 1, Groups: []graph.Group{g("all", nil, 0)}}},
+		{"no match has no sum", graph.AggregateQuery{Filter: graph.Filter{ContractType: "Hosting"}, Metric: graph.MetricSumAmount}, graph.AggregateResult{TotalGroups: 1, Groups: []graph.Group{gc("all", "", nil, 0)}}},
 		{"no match no groups", graph.AggregateQuery{Filter: graph.Filter{ContractType: "Hosting"}, GroupBy: graph.GroupParty, Metric: graph.MetricCount}, graph.AggregateResult{TotalGroups: 0, Groups: []graph.Group{}}},
 		{"excite-style party filter by type", graph.AggregateQuery{Filter: graph.Filter{Parties: []string{"Acme"}}, GroupBy: graph.GroupContractType, Metric: graph.MetricCount, Limit: 100}, graph.AggregateResult{TotalGroups: 5, Groups: []graph.Group{
 			g("Supply", fp(1), 1), g("Sponsorship", fp(1), 1), g("License Agreement", fp(1), 1), g("Endorsement", fp(1), 1), g("Distributor", fp(1), 1),
@@ -594,7 +626,7 @@ func testClauses(t *testing.T, s graph.Store) {
 	keys := func(h []graph.ClauseHit) []key {
 		out := []key{}
 		for _, x := range h {
-			out = append(out, key{x.ContractID, x.ClauseType, x.Text})
+			out = append(out, key{x.ContractID, x.ClauseType, x.Passage()})
 		}
 		return out
 	}
@@ -628,8 +660,8 @@ func testClauses(t *testing.T, s graph.Store) {
 	if diff := cmp.Diff(key{"c04", "Confidentiality & Non-Disclosure", "Provider keeps customer data confidential."}, keys(h)[1], cmp.AllowUnexported(key{})); diff != "" {
 		t.Errorf("second hit, a summary-only clause (-want +got):\n%s", diff)
 	}
-	if h[1].Verified || h[1].Start != 0 || h[1].End != 0 {
-		t.Errorf("summary-only clause hit has a span: %+v", h[1])
+	if h[1].Verified || h[1].Start != 0 || h[1].End != 0 || h[1].Text != "" || !h[1].SummaryOnly() {
+		t.Errorf("summary-only clause hit has text or a span, or is not marked as a summary: %+v", h[1])
 	}
 
 	liability := []key{
@@ -688,27 +720,88 @@ func testStats(t *testing.T, s graph.Store) {
 
 func testInvalidQueries(t *testing.T, s graph.Store) {
 	ctx := context.Background()
-	if _, err := s.SearchContracts(ctx, graph.ContractQuery{OrderBy: "title; DROP TABLE contracts", Limit: 5}); err == nil {
-		t.Error("unknown order_by accepted")
+	active := true
+	bad := []struct {
+		name string
+		run  func() error
+	}{
+		{"unknown order_by", func() error {
+			_, err := s.SearchContracts(ctx, graph.ContractQuery{OrderBy: "title; DROP TABLE contracts", Limit: 5})
+			return err
+		}},
+		{"unknown monetary operator", func() error {
+			_, err := s.SearchContracts(ctx, graph.ContractQuery{Filter: graph.Filter{Monetary: &graph.Monetary{Op: "!=", Value: fp(1)}}, Limit: 5})
+			return err
+		}},
+		{"monetary value missing", func() error {
+			_, err := s.SearchContracts(ctx, graph.ContractQuery{Filter: graph.Filter{Monetary: &graph.Monetary{Op: "="}}, Limit: 5})
+			return err
+		}},
+		{"active without as_of", func() error {
+			_, err := s.SearchContracts(ctx, graph.ContractQuery{Filter: graph.Filter{Active: &active}, Limit: 5})
+			return err
+		}},
+		{"summary search without words", func() error {
+			_, err := s.SearchContracts(ctx, graph.ContractQuery{Filter: graph.Filter{SummarySearch: "?!"}, Limit: 5})
+			return err
+		}},
+		{"unknown group_by", func() error {
+			_, err := s.AggregateContracts(ctx, graph.AggregateQuery{GroupBy: "id", Metric: graph.MetricCount, Limit: 5})
+			return err
+		}},
+		{"unknown metric", func() error {
+			_, err := s.AggregateContracts(ctx, graph.AggregateQuery{Metric: "sum(total_amount)", Limit: 5})
+			return err
+		}},
+		{"aggregate limit 101", func() error {
+			_, err := s.AggregateContracts(ctx, graph.AggregateQuery{Limit: graph.AggregateLimits.Max + 1})
+			return err
+		}},
+		{"unknown party order", func() error {
+			_, err := s.SearchParties(ctx, graph.PartyQuery{OrderBy: "pk", Limit: 5})
+			return err
+		}},
+		{"party limit 51", func() error {
+			_, err := s.SearchParties(ctx, graph.PartyQuery{Limit: graph.PartyLimits.Max + 1})
+			return err
+		}},
+		{"contract limit 51", func() error {
+			_, err := s.SearchContracts(ctx, graph.ContractQuery{Limit: graph.ContractLimits.Max + 1})
+			return err
+		}},
+		{"offset -1", func() error {
+			_, err := s.SearchContracts(ctx, graph.ContractQuery{Limit: 5, Offset: -1})
+			return err
+		}},
+		{"offset past the maximum", func() error {
+			_, err := s.SearchContracts(ctx, graph.ContractQuery{Limit: 5, Offset: graph.MaxOffset + 1})
+			return err
+		}},
+		{"clause search without words", func() error {
+			_, err := s.SearchClauses(ctx, graph.ClauseQuery{Query: "...", Limit: 5})
+			return err
+		}},
+		{"clause limit past the candidates", func() error {
+			_, err := s.SearchClauses(ctx, graph.ClauseQuery{Query: "liability", Limit: graph.MaxClauseCandidates + 1})
+			return err
+		}},
 	}
-	if _, err := s.SearchContracts(ctx, graph.ContractQuery{Filter: graph.Filter{Monetary: &graph.Monetary{Op: "!=", Value: 1}}, Limit: 5}); err == nil {
-		t.Error("unknown monetary operator accepted")
+	if vs, ok := s.(graph.VectorStore); ok {
+		bad = append(bad, struct {
+			name string
+			run  func() error
+		}{"zero query vector", func() error {
+			_, err := vs.SearchVectors(ctx, graph.VectorQuery{Vector: make([]float32, 3), Limit: 5})
+			return err
+		}})
 	}
-	if _, err := s.AggregateContracts(ctx, graph.AggregateQuery{GroupBy: "id", Metric: graph.MetricCount, Limit: 5}); err == nil {
-		t.Error("unknown group_by accepted")
-	}
-	if _, err := s.AggregateContracts(ctx, graph.AggregateQuery{Metric: "sum(total_amount)", Limit: 5}); err == nil {
-		t.Error("unknown metric accepted")
-	}
-	if _, err := s.SearchParties(ctx, graph.PartyQuery{OrderBy: "pk", Limit: 5}); err == nil {
-		t.Error("unknown party order accepted")
-	}
-	if _, err := s.SearchContracts(ctx, graph.ContractQuery{Limit: 51}); err == nil {
-		t.Error("limit 51 accepted")
-	}
-	for _, off := range []int{-1, graph.MaxOffset + 1} {
-		if _, err := s.SearchContracts(ctx, graph.ContractQuery{Limit: 5, Offset: off}); err == nil {
-			t.Errorf("offset %d accepted", off)
+	for _, b := range bad {
+		err := b.run()
+		switch {
+		case err == nil:
+			t.Errorf("%s: accepted", b.name)
+		case !errors.Is(err, graph.ErrInvalidQuery):
+			t.Errorf("%s: %v does not match graph.ErrInvalidQuery, so the edges would report it as an internal error", b.name, err)
 		}
 	}
 }
