@@ -25,6 +25,16 @@ type Contract struct {
 	ExtractedBy   string   `json:"extracted_by,omitempty"`
 	ExtractedAt   string   `json:"extracted_at,omitempty"` // RFC 3339
 
+	// RenewalKind is one of RenewalKinds, "" when not known; RenewalCount
+	// limits how many times an automatic renewal happens (0: no stated
+	// limit). TerminationNotice is the ISO 8601 notice a party needs to
+	// terminate for convenience. RenewalTerm and NoticePeriod (ISO 8601:
+	// each renewal term, and the notice that stops or exercises a renewal)
+	// complete the timeline that TimelineOf reads.
+	RenewalKind       string `json:"renewal_kind,omitempty"`
+	RenewalCount      int    `json:"renewal_count,omitempty"`
+	TerminationNotice string `json:"termination_notice,omitempty"`
+
 	GoverningLaw *Location   `json:"governing_law,omitempty"`
 	Parties      []PartyRole `json:"parties,omitempty"`
 	Clauses      []Clause    `json:"clauses,omitempty"`
@@ -35,6 +45,14 @@ type Contract struct {
 
 	// Evidence records, per extracted field, the quote that supports it.
 	Evidence []Evidence `json:"evidence,omitempty"`
+
+	// Provenance names, for each value that did not come from the source
+	// ExtractedBy names, the label of the source it came from, keyed by
+	// field: "summary", "total_amount" (with the currency), "text" (with
+	// the source file and chunks), "parties[<PartyKey>]",
+	// "parties[<PartyKey>].location", "clauses[<index>]", ... Merge writes
+	// it when a contract combines several sources; it is empty otherwise.
+	Provenance map[string]string `json:"provenance,omitempty"`
 
 	// Usage is the LLM token usage spent extracting this contract.
 	Usage *TokenUsage `json:"usage,omitempty"`

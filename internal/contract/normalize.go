@@ -471,3 +471,57 @@ func DaysBetween(a, b string) (int, error) {
 	}
 	return int(tb.Sub(ta).Hours() / 24), nil
 }
+
+// Precisions of a partial date (NormalizePartialDate).
+const (
+	PrecisionYear  = "year"
+	PrecisionMonth = "month"
+)
+
+// NormalizePartialDate reads a date that names only a year ("2019", "fiscal
+// year 2019") or a month of a year ("March 2019", "Mar. 2019", "2019-03",
+// "03/2019") and returns it in ISO 8601's reduced precision ("2019",
+// "2019-03") with its precision, PrecisionYear or PrecisionMonth. ok is
+// false for anything else, full dates included (NormalizeDate reads
+// those): a partial date is kept as what it is, never completed to a day
+// the contract does not state.
+func NormalizePartialDate(s string) (iso, precision string, ok bool) {
+	toks := strings.FieldsFunc(strings.ToLower(strings.TrimSpace(s)), func(r rune) bool {
+		return r == ' ' || r == ',' || r == '.' || r == '/' || r == '-'
+	})
+	var kept []string
+	for _, t := range toks {
+		if !dateNoise[t] && t != "fiscal" && t != "year" && t != "in" {
+			kept = append(kept, t)
+		}
+	}
+	year := func(t string) (int, bool) {
+		y, err := strconv.Atoi(t)
+		return y, err == nil && len(t) == 4 && y >= 1800 && y <= 2199
+	}
+	switch len(kept) {
+	case 1:
+		if y, ok := year(kept[0]); ok {
+			return fmt.Sprintf("%04d", y), PrecisionYear, true
+		}
+	case 2:
+		a, b := kept[0], kept[1]
+		if _, isYear := year(a); isYear {
+			a, b = b, a // "2019-03", "2019 March"
+		}
+		y, isYear := year(b)
+		if !isYear {
+			return "", "", false
+		}
+		m, isMonth := monthNames[a]
+		if !isMonth {
+			n, err := strconv.Atoi(a)
+			if err != nil || len(a) > 2 || n < 1 || n > 12 {
+				return "", "", false
+			}
+			m = time.Month(n)
+		}
+		return fmt.Sprintf("%04d-%02d", y, int(m)), PrecisionMonth, true
+	}
+	return "", "", false
+}

@@ -435,6 +435,18 @@ var caProvinces = map[string]string{
 	"SK": "Saskatchewan", "YT": "Yukon",
 }
 
+// CAProvinceName returns the name of an ISO 3166-2:CA province or
+// territory code (without the "CA-"), or "".
+func CAProvinceName(code string) string { return caProvinces[strings.ToUpper(code)] }
+
+// NormalizeCAProvince returns the ISO 3166-2:CA code (without "CA-") of a
+// Canadian province or territory given by name, code or abbreviation
+// ("Ontario", "ont", "QC"). ok is false when s names none.
+func NormalizeCAProvince(s string) (string, bool) {
+	c, ok := caProvinceIndex[geoKey(CleanPartyName(s))]
+	return c, ok
+}
+
 var caProvinceIndex = func() map[string]string {
 	m := make(map[string]string, 3*len(caProvinces))
 	for code, name := range caProvinces {

@@ -436,3 +436,25 @@ func FuzzNormalizeCountry(f *testing.F) {
 		}
 	})
 }
+
+func TestNormalizePartialDate(t *testing.T) {
+	tests := []struct{ in, iso, precision string }{
+		{"2019", "2019", PrecisionYear},
+		{"fiscal year 2019", "2019", PrecisionYear},
+		{"March 2019", "2019-03", PrecisionMonth},
+		{"Mar. 2019", "2019-03", PrecisionMonth},
+		{"2019-03", "2019-03", PrecisionMonth},
+		{"03/2019", "2019-03", PrecisionMonth},
+		{"January, 2010", "2010-01", PrecisionMonth},
+		{"March 5, 2019", "", ""}, // a full date: NormalizeDate's
+		{"13/2019", "", ""},
+		{"1799", "", ""},
+		{"[***]", "", ""},
+	}
+	for _, tt := range tests {
+		iso, precision, ok := NormalizePartialDate(tt.in)
+		if iso != tt.iso || precision != tt.precision || ok != (tt.iso != "") {
+			t.Errorf("NormalizePartialDate(%q) = %q, %q, %v; want %q, %q", tt.in, iso, precision, ok, tt.iso, tt.precision)
+		}
+	}
+}
