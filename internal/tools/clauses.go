@@ -11,7 +11,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph"
 )
 
-const clauseSearchDescription = `Search the words of clauses and contract texts and return the best passages (BM25, fused with vector similarity by reciprocal rank fusion when an embedding model is configured), each with contract_id, clause_id, clause_type, the verbatim text, its start/end byte offsets in the contract text, verified and score (higher is better). Use it to find what contracts actually say ("termination for convenience on 30 days notice", "liability capped at fees paid"), optionally within one contract (contract_id), within clause types or groups, or within contracts matching the same filters as contract_search.`
+const clauseSearchDescription = `Search the words of clauses and contract texts and return the best passages (BM25, fused with vector similarity by reciprocal rank fusion when an embedding model is configured), each with contract_id, clause_id, clause_type, the verbatim text, its start/end byte offsets in the contract text, verified and score (higher is better); a clause known only by a summary (no located words) comes with summary instead of text and offsets, and must not be quoted as the contract's words. Use it to find what contracts actually say ("termination for convenience on 30 days notice", "liability capped at fees paid"), optionally within one contract (contract_id), within clause types or groups, or within contracts matching the same filters as contract_search.`
 
 var clauseSearchCompact = Compact{
 	Description: `Search clause and contract wording: passages with contract_id, clause_type, verbatim text, score. Also takes contract_search's filters.`,
@@ -44,15 +44,10 @@ type ClauseResult struct {
 	Passages []graph.ClauseHit `json:"passages"`
 }
 
-const (
-	defaultClauseLimit = 5
-	maxClauseLimit     = 50
-)
-
 func tuneClauseSearch(s *jsonschema.Schema) {
 	tuneFilters(s)
 	setEnum(s, "clause_types", contract.ClauseTypeNames())
-	setRange(s, "limit", 1, maxClauseLimit, defaultClauseLimit)
+	setLimit(s, graph.ClauseLimits)
 	property(s, "query").MinLength = new(1)
 }
 
@@ -82,7 +77,7 @@ func (s *Set) ClauseSearch(ctx context.Context, in ClauseSearchInput) (ClauseRes
 func (s *Set) clauseQuery(in ClauseSearchInput) (graph.ClauseQuery, error) {
 	var q graph.ClauseQuery
 	var err error
-	if q.Query, err = parseText("query", in.Query, true); err != nil {
+	if q.Query, err = viaGraph(graph.ParseText("query", in.Query, true)); err != nil {
 		return q, err
 	}
 	if q.Filter, err = s.filter(in.Filters); err != nil {
@@ -94,10 +89,10 @@ func (s *Set) clauseQuery(in ClauseSearchInput) (graph.ClauseQuery, error) {
 		}
 		q.Filter.ContractIDs = []string{id}
 	}
-	if q.ClauseTypes, err = parseClauseTypes("clause_types", in.ClauseTypes); err != nil {
+	if q.ClauseTypes, err = viaGraph(graph.ParseClauseTypes("clause_types", in.ClauseTypes)); err != nil {
 		return q, err
 	}
-	if q.Limit, err = parseLimit("limit", in.Limit, defaultClauseLimit, maxClauseLimit); err != nil {
+	if q.Limit, err = parseLimit("limit", in.Limit, graph.ClauseLimits); err != nil {
 		return q, err
 	}
 	return q, nil

@@ -141,15 +141,6 @@ func compactTags(t reflect.Type) map[string]compactTag {
 	return out
 }
 
-// firstSentence returns text up to and including its first full stop
-// followed by a space, or all of it.
-func firstSentence(text string) string {
-	if i := strings.Index(text, ". "); i >= 0 {
-		return text[:i+1]
-	}
-	return text
-}
-
 // Schemas reports how s describes its tools.
 func (s *Set) Schemas() Schemas { return s.schemas }
 
@@ -176,6 +167,10 @@ func compactFilters(s *jsonschema.Schema, listTypes bool) {
 	property(s, "monetary_value").Properties = nil
 	property(s, "monetary_value").Required = nil
 	property(s, "monetary_value").Description = `{operator: = > < >= <=, value: number} vs total_amount`
+	// deadline_search answers notice-deadline questions; the range filter
+	// is still taken here, but not spelled out for a small model.
+	delete(s.Properties, "min_notice_deadline")
+	delete(s.Properties, "max_notice_deadline")
 }
 
 // filterNames are the JSON names of the shared filters.

@@ -54,8 +54,12 @@ func requestBytes(t *testing.T, tools []Tool) int {
 // (Qwen2.5-Coder-1.5B in llama-server, its chat template applied), 5,346
 // bytes of them were 1,626 prompt tokens, and the agent's whole first
 // request 1,980 tokens; the full definitions were 22,953 bytes, 6,391
-// tokens, and the first request 6,745.
-const compactBudgetBytes = 5500
+// tokens, and the first request 6,745. deadline_search (its compact form
+// takes from, to, kinds, parties, renewal_kind and limit, the other filters
+// being left to its description) and the renewal_kind filter and grouping
+// added about 830 bytes, some 250 tokens at the same ratio: the budget
+// grew from 5,500 bytes by that much, no more.
+const compactBudgetBytes = 6350
 
 func TestCompactToolsFitTheBudget(t *testing.T) {
 	full := requestBytes(t, sqliteToolSet(t, SchemasFull).Tools())
@@ -119,8 +123,14 @@ func TestCompactToolsAreTheSameTools(t *testing.T) {
 		for name, fp := range fs.Properties {
 			cp, ok := cs.Properties[name]
 			if !ok {
-				if c.Name == NameClauseSearch && slices.Contains(filterNames, name) {
+				if (c.Name == NameClauseSearch || c.Name == NameDeadlineSearch) && slices.Contains(filterNames, name) {
 					continue
+				}
+				if name == "min_notice_deadline" || name == "max_notice_deadline" {
+					continue // compactFilters leaves them to deadline_search
+				}
+				if c.Name == NameContractAggregate && (name == "convert_to" || name == "rates") {
+					continue // currency conversion with a caller's rates is left out for small models
 				}
 				t.Errorf("%s: compact schema lacks argument %s", c.Name, name)
 				continue
@@ -265,6 +275,7 @@ func TestSchemaLimitDefaultsMatchCode(t *testing.T) {
 		NameContractAggregate: graph.AggregateQuery{}.EffectiveLimit,
 		NamePartySearch:       graph.PartyQuery{}.EffectiveLimit,
 		NameClauseSearch:      graph.ClauseQuery{}.EffectiveLimit,
+		NameDeadlineSearch:    graph.DeadlineQuery{}.EffectiveLimit,
 	}
 	checked := 0
 	for _, tl := range sqliteToolSet(t, SchemasFull).Tools() {
@@ -293,6 +304,8 @@ func TestSchemaLimitDefaultsMatchCode(t *testing.T) {
 			applied = q.Limit
 		case graph.StatuteQuery:
 			applied = q.Limit
+		case graph.DeadlineQuery:
+			applied = q.Limit
 		default:
 			t.Fatalf("%s: no query recorded", tl.Name)
 		}
@@ -306,7 +319,7 @@ func TestSchemaLimitDefaultsMatchCode(t *testing.T) {
 		}
 		checked++
 	}
-	if checked != 5 {
-		t.Errorf("checked %d limits, want 5", checked)
+	if checked != 6 {
+		t.Errorf("checked %d limits, want 6", checked)
 	}
 }

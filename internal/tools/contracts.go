@@ -33,7 +33,13 @@ var (
 	}
 	contractAggregateCompact = Compact{
 		Description: `Count contracts or sum/avg/min/max their amount or duration, overall or per group_by: groups [{key, value, count}], largest first.`,
-		Tune:        func(s *jsonschema.Schema) { compactFilters(s, false) },
+		Tune: func(s *jsonschema.Schema) {
+			compactFilters(s, false)
+			// Converting currencies with a caller's rates is not a small
+			// model's job: it keeps the groups per currency.
+			delete(s.Properties, "convert_to")
+			delete(s.Properties, "rates")
+		},
 	}
 )
 
@@ -50,50 +56,33 @@ type ContractSearchInput struct {
 type ContractAggregateInput struct {
 	Filters
 	GroupBy string `json:"group_by,omitempty" jsonschema:"What to group the contracts by. Omit for a single group over all matching contracts. Keys: contract type name, year (2019), month (2019-10), quarter (2019-Q4), party name, ISO country code, state code."`
-	Metric  string `json:"metric,omitempty" jsonschema:"What to compute per group: count (default) = number of contracts; sum_amount, avg_amount, min_amount, max_amount = over total_amount (contracts without an amount are skipped); avg_duration_days, min_duration_days, max_duration_days = over the contract term in days."`
+	Metric  string `json:"metric,omitempty" jsonschema:"What to compute per group: count (default) = number of contracts; sum_amount, avg_amount, min_amount, max_amount = over total_amount (contracts without an amount are skipped), never across currencies: each group comes once per currency, with its currency (filter by currency for one); avg_duration_days, min_duration_days, max_duration_days = over the contract term in days."`
 	Order   string `json:"order,omitempty" jsonschema:"desc (default): largest value first; asc: smallest first."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"How many groups to return. total_groups always counts every group."`
+	// ConvertTo and Rates convert amounts into one currency, only with
+	// rates the caller gives.
+	ConvertTo string             `json:"convert_to,omitempty" jsonschema:"Only with rates and sum_amount, min_amount or max_amount: give the amounts in this ISO 4217 currency, one group per key, converted with the rates given (never assumed). Without it amounts stay in their own currencies."`
+	Rates     map[string]float64 `json:"rates,omitempty" jsonschema:"Only with convert_to: the exchange rates to use, as ISO 4217 code -> units of convert_to per unit, e.g. {\"EUR\": 1.08, \"CAD\": 0.73} for USD. Every currency of the matching amounts needs one."`
 }
-
-var contractOrderBys = []string{graph.OrderEffectiveDate, graph.OrderEndDate, graph.OrderTotalAmount, graph.OrderDurationDays, graph.OrderPartyCount}
-
-var groupBys = []string{
-	graph.GroupContractType, graph.GroupEffectiveYear, graph.GroupEffectiveMonth, graph.GroupEffectiveQuarter,
-	graph.GroupEndYear, graph.GroupParty, graph.GroupPartyCountry, graph.GroupGoverningLawCountry,
-	graph.GroupGoverningLawState, graph.GroupClauseType,
-}
-
-var metrics = []string{
-	graph.MetricCount, graph.MetricSumAmount, graph.MetricAvgAmount, graph.MetricMinAmount, graph.MetricMaxAmount,
-	graph.MetricAvgDurationDays, graph.MetricMinDurationDays, graph.MetricMaxDurationDays,
-}
-
-// Limits of the built-in tools: default and maximum.
-const (
-	defaultContractLimit  = 5
-	maxContractLimit      = 50
-	defaultAggregateLimit = 10
-	maxAggregateLimit     = 100
-)
 
 func tuneContractSearch(s *jsonschema.Schema) {
 	tuneFilters(s)
-	setEnum(s, "order_by", contractOrderBys)
+	setEnum(s, "order_by", graph.ContractOrders)
 	setDefault(s, "order_by", graph.OrderEffectiveDate)
 	setEnum(s, "order", orders)
 	setDefault(s, "order", "desc")
-	setRange(s, "limit", 1, maxContractLimit, defaultContractLimit)
+	setLimit(s, graph.ContractLimits)
 	setRange(s, "offset", 0, graph.MaxOffset, 0)
 }
 
 func tuneContractAggregate(s *jsonschema.Schema) {
 	tuneFilters(s)
-	setEnum(s, "group_by", groupBys)
-	setEnum(s, "metric", metrics)
+	setEnum(s, "group_by", graph.Groupings)
+	setEnum(s, "metric", graph.Metrics)
 	setDefault(s, "metric", graph.MetricCount)
 	setEnum(s, "order", orders)
 	setDefault(s, "order", "desc")
-	setRange(s, "limit", 1, maxAggregateLimit, defaultAggregateLimit)
+	setLimit(s, graph.AggregateLimits)
 }
 
 // ContractSearch runs contract_search.
@@ -121,13 +110,13 @@ func (s *Set) contractQuery(in ContractSearchInput) (graph.ContractQuery, error)
 	if q.Filter, err = s.filter(in.Filters); err != nil {
 		return q, err
 	}
-	if q.OrderBy, err = parseEnum("order_by", in.OrderBy, graph.OrderEffectiveDate, contractOrderBys); err != nil {
+	if q.OrderBy, err = parseEnum("order_by", in.OrderBy, graph.OrderEffectiveDate, graph.ContractOrders); err != nil {
 		return q, err
 	}
 	if q.Desc, err = parseOrder("order", in.Order, true); err != nil {
 		return q, err
 	}
-	if q.Limit, err = parseLimit("limit", in.Limit, defaultContractLimit, maxContractLimit); err != nil {
+	if q.Limit, err = parseLimit("limit", in.Limit, graph.ContractLimits); err != nil {
 		return q, err
 	}
 	if in.Offset < 0 || in.Offset > graph.MaxOffset {
@@ -146,6 +135,13 @@ func (s *Set) ContractAggregate(ctx context.Context, in ContractAggregateInput) 
 	if err != nil {
 		return graph.AggregateResult{}, err
 	}
+	conv, err := parseConversion(in.ConvertTo, in.Rates, q.Metric)
+	if err != nil {
+		return graph.AggregateResult{}, err
+	}
+	if conv != nil {
+		return s.aggregateConverted(ctx, q, conv)
+	}
 	res, err := s.store.AggregateContracts(ctx, q)
 	if err != nil {
 		return graph.AggregateResult{}, fmt.Errorf("%s: %w", NameContractAggregate, err)
@@ -162,10 +158,10 @@ func (s *Set) aggregateQuery(in ContractAggregateInput) (graph.AggregateQuery, e
 	if q.Filter, err = s.filter(in.Filters); err != nil {
 		return q, err
 	}
-	if q.GroupBy, err = parseEnum("group_by", in.GroupBy, "", groupBys); err != nil {
+	if q.GroupBy, err = parseEnum("group_by", in.GroupBy, "", graph.Groupings); err != nil {
 		return q, err
 	}
-	if q.Metric, err = parseEnum("metric", in.Metric, graph.MetricCount, metrics); err != nil {
+	if q.Metric, err = parseEnum("metric", in.Metric, graph.MetricCount, graph.Metrics); err != nil {
 		return q, err
 	}
 	desc, err := parseOrder("order", in.Order, true)
@@ -173,7 +169,7 @@ func (s *Set) aggregateQuery(in ContractAggregateInput) (graph.AggregateQuery, e
 		return q, err
 	}
 	q.Asc = !desc
-	if q.Limit, err = parseLimit("limit", in.Limit, defaultAggregateLimit, maxAggregateLimit); err != nil {
+	if q.Limit, err = parseLimit("limit", in.Limit, graph.AggregateLimits); err != nil {
 		return q, err
 	}
 	return q, nil

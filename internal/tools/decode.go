@@ -11,6 +11,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/contractgraph/contractgraph/internal/jsonmsg"
+	"github.com/contractgraph/contractgraph/internal/textmatch"
 )
 
 // DecodeArgs decodes JSON arguments into v, a pointer to a struct. Empty or
@@ -388,7 +391,7 @@ func closest(key string, names []string) string {
 	k := looseKey(key)
 	best, bestDist := "", 0
 	for _, n := range names {
-		d := editDistance(k, looseKey(n))
+		d := textmatch.EditDistance(k, looseKey(n))
 		if best == "" || d < bestDist {
 			best, bestDist = n, d
 		}
@@ -402,27 +405,6 @@ func closest(key string, names []string) string {
 		}
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func deref(t reflect.Type) reflect.Type {
@@ -441,7 +423,7 @@ func decodeError(err error, v any) error {
 		if field == "" {
 			return &ArgError{Msg: fmt.Sprintf("arguments must be a JSON object, not %s", typeErr.Value)}
 		}
-		return &ArgError{Field: field, Msg: fmt.Sprintf("expected %s, got %s", jsonKind(typeErr.Type), typeErr.Value)}
+		return &ArgError{Field: field, Msg: fmt.Sprintf("expected %s, got %s", jsonmsg.Kind(typeErr.Type), typeErr.Value)}
 	case errors.As(err, &syntaxErr):
 		return &ArgError{Msg: fmt.Sprintf("invalid JSON at byte %d: %v", syntaxErr.Offset, err)}
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -490,26 +472,6 @@ func jsonPath(path string, t reflect.Type) string {
 		}
 	}
 	return strings.Join(parts, ".")
-}
-
-// jsonKind names the JSON type a Go type decodes from.
-func jsonKind(t reflect.Type) string {
-	switch deref(t).Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	}
-	return t.String()
 }
 
 // fieldNames lists the JSON argument names of a struct type, sorted.

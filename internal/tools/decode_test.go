@@ -36,6 +36,8 @@ func compiled(t *testing.T, tool, args string) any {
 		return *rec.partyQ
 	case NameClauseSearch:
 		return *rec.clauseQ
+	case NameDeadlineSearch:
+		return *rec.deadlineQ
 	case NameStatuteSearch:
 		return statutes.last
 	}

@@ -45,7 +45,7 @@ func ExampleSet_Call() {
 		fmt.Println(argErr.Field, "->", argErr)
 	}
 	// Output:
-	// {"total_groups":3,"groups":[{"key":"NY","value":540000,"count":1},{"key":"DE","value":180000,"count":1},{"key":"IL","value":75000,"count":1}]}
+	// {"total_groups":3,"groups":[{"key":"NY","currency":"USD","value":540000,"count":1},{"key":"DE","currency":"USD","value":180000,"count":1},{"key":"IL","currency":"USD","value":75000,"count":1}]}
 	// order_by -> order_by: unknown value "price"; valid values: effective_date, end_date, total_amount, duration_days, party_count
 }
 

@@ -14,20 +14,27 @@ import (
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
+// fixtureToolSet is the tool set over an embedded store holding
+// graphtest.Fixture.
+func fixtureToolSet(t *testing.T) *tools.Set {
+	t.Helper()
+	store, err := sqlite.Open(filepath.Join(t.TempDir(), "fixture.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if _, err := store.PutContracts(context.Background(), graphtest.Fixture()); err != nil {
+		t.Fatal(err)
+	}
+	return tools.New(store, tools.Options{})
+}
+
 // TestContractSearchPaging pages through contract_search on a real store
 // with offset: the pages put together are the one-page answer, in order,
 // each contract once, even where the ordering ties (party_count).
 func TestContractSearchPaging(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "paging.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if _, err := store.PutContracts(ctx, graphtest.Fixture()); err != nil {
-		t.Fatal(err)
-	}
-	set := tools.New(store, tools.Options{})
+	set := fixtureToolSet(t)
 	call := func(args string) graph.ContractResult {
 		t.Helper()
 		out, err := set.Call(ctx, tools.NameContractSearch, json.RawMessage(args))

@@ -30,18 +30,13 @@ type PartySearchInput struct {
 
 var partyOrderBys = []string{"contract_count", "name"}
 
-const (
-	defaultPartyLimit = 10
-	maxPartyLimit     = 50
-)
-
 func tunePartySearch(s *jsonschema.Schema) {
 	setEnum(s, "contract_type", contract.ContractTypes)
 	setEnum(s, "order_by", partyOrderBys)
 	setDefault(s, "order_by", "contract_count")
 	setEnum(s, "order", orders)
 	setRange(s, "min_contracts", 0, 0, nil)
-	setRange(s, "limit", 1, maxPartyLimit, defaultPartyLimit)
+	setLimit(s, graph.PartyLimits)
 }
 
 // PartySearch runs party_search.
@@ -73,10 +68,10 @@ func partyQuery(in PartySearchInput) (graph.PartyQuery, error) {
 	if q.Name != "" && contract.MatchKey(q.Name) == "" {
 		return q, &ArgError{Field: "name", Msg: fmt.Sprintf("%q has no letters or digits to match a party name", q.Name)}
 	}
-	if q.Country, err = parseCountry("country", in.Country); err != nil {
+	if q.Country, err = viaGraph(graph.ParseCountry("country", in.Country)); err != nil {
 		return q, err
 	}
-	if q.ContractType, err = parseContractType("contract_type", in.ContractType); err != nil {
+	if q.ContractType, err = viaGraph(graph.ParseContractType("contract_type", in.ContractType)); err != nil {
 		return q, err
 	}
 	if in.MinContracts < 0 {
@@ -89,7 +84,7 @@ func partyQuery(in PartySearchInput) (graph.PartyQuery, error) {
 	if q.Desc, err = parseOrder("order", in.Order, q.OrderBy == "contract_count"); err != nil {
 		return q, err
 	}
-	if q.Limit, err = parseLimit("limit", in.Limit, defaultPartyLimit, maxPartyLimit); err != nil {
+	if q.Limit, err = parseLimit("limit", in.Limit, graph.PartyLimits); err != nil {
 		return q, err
 	}
 	return q, nil

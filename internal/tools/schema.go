@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/contractgraph/contractgraph/internal/graph"
 )
 
 // Schema generates the JSON Schema of a tool's input type T. Optional
@@ -78,6 +80,11 @@ func setRange(s *jsonschema.Schema, name string, minimum, maximum float64, def a
 		p.Maximum = &maximum
 	}
 	setDefault(s, name, def)
+}
+
+// setLimit bounds the "limit" property to 1..l.Max with l's default.
+func setLimit(s *jsonschema.Schema, l graph.Limit) {
+	setRange(s, "limit", 1, float64(l.Max), l.Default)
 }
 
 func setDefault(s *jsonschema.Schema, name string, def any) {

@@ -72,9 +72,7 @@ type GetStatuteInput struct {
 
 // Statute tool bounds.
 const (
-	defaultStatuteLimit = 5
-	maxStatuteLimit     = 20
-	maxJurisdiction     = 20
+	maxJurisdiction = 20
 	// DefaultStatuteExcerptBytes bounds each statute's text in statute_search results.
 	DefaultStatuteExcerptBytes = 4 << 10
 	// DefaultStatuteTextBytes bounds the text get_statute returns.
@@ -123,7 +121,7 @@ func (t *StatuteTools) AddTo(s *Set) error {
 }
 
 func tuneStatuteSearch(s *jsonschema.Schema) {
-	setRange(s, "limit", 1, maxStatuteLimit, defaultStatuteLimit)
+	setLimit(s, graph.StatuteLimits)
 	property(s, "query").MinLength = new(1)
 }
 
@@ -131,16 +129,9 @@ func tuneGetStatute(s *jsonschema.Schema) {
 	property(s, "statute_id").MinLength = new(1)
 }
 
-// StatuteSearchDef is statute_search's definition (name, description and
-// input schema) for callers that run the tool outside a Set.
-func StatuteSearchDef() (Tool, error) {
-	schema, err := Schema[StatuteSearchInput](tuneStatuteSearch)
-	return Tool{Name: NameStatuteSearch, Description: statuteSearchDescription, InputSchema: schema}, err
-}
-
 // Search runs statute_search.
 func (t *StatuteTools) Search(ctx context.Context, in StatuteSearchInput) (StatuteSearchResult, error) {
-	query, err := parseText("query", in.Query, true)
+	query, err := viaGraph(graph.ParseText("query", in.Query, true))
 	if err != nil {
 		return StatuteSearchResult{}, err
 	}
@@ -148,14 +139,15 @@ func (t *StatuteTools) Search(ctx context.Context, in StatuteSearchInput) (Statu
 	if len(jur) > maxJurisdiction || strings.ContainsAny(jur, " \t") {
 		return StatuteSearchResult{}, &ArgError{Field: "jurisdiction", Msg: fmt.Sprintf("%q is not a jurisdiction code such as us or tw", in.Jurisdiction)}
 	}
-	limit, err := parseLimit("limit", in.Limit, defaultStatuteLimit, maxStatuteLimit)
+	limit, err := parseLimit("limit", in.Limit, graph.StatuteLimits)
 	if err != nil {
 		return StatuteSearchResult{}, err
 	}
-	// In hybrid mode each ranking contributes a deeper list to the fusion.
+	// In hybrid mode each ranking contributes a deeper list to the fusion,
+	// as deep as a StatuteStore's searches go.
 	depth := limit
 	if t.vectors != nil {
-		depth = min(maxFusionDepth, 3*limit)
+		depth = min(graph.StatuteStoreLimits.Max, 3*limit)
 	}
 	hits, err := t.store.SearchStatutes(ctx, graph.StatuteQuery{Query: query, Jurisdiction: jur, Limit: depth})
 	if err != nil {
@@ -180,9 +172,6 @@ func (t *StatuteTools) Search(ctx context.Context, in StatuteSearchInput) (Statu
 	}
 	return out, nil
 }
-
-// maxFusionDepth bounds each ranked list fed to the fusion.
-const maxFusionDepth = 50
 
 // rrfK is the rank constant of reciprocal rank fusion.
 const rrfK = 60

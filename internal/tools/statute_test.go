@@ -212,14 +212,3 @@ func TestGetStatuteTool(t *testing.T) {
 		t.Errorf("got %+v", p)
 	}
 }
-
-func TestStatuteSearchDefMatchesRegisteredTool(t *testing.T) {
-	s, _ := newStatuteSet(t)
-	def, err := StatuteSearchDef()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(s.Tools()[0], def); diff != "" {
-		t.Errorf("StatuteSearchDef differs from the registered tool (-registered +def):\n%s", diff)
-	}
-}

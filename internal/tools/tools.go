@@ -32,6 +32,10 @@ type ArgError struct {
 	validArgs bool
 }
 
+// Is makes an ArgError match graph.ErrInvalidQuery, the one test the edges
+// make for the caller's mistakes.
+func (e *ArgError) Is(target error) bool { return target == graph.ErrInvalidQuery }
+
 func (e *ArgError) Error() string {
 	var b strings.Builder
 	if e.Field != "" {
@@ -108,7 +112,7 @@ type Set struct {
 // errNoStore is returned by the contract tools of a Set made without a store.
 var errNoStore = errors.New("no contract store configured")
 
-// New returns a Set holding the five contract tools over store. store may be
+// New returns a Set holding the six contract tools over store. store may be
 // nil for a set that is only listed; its contract tools then fail.
 func New(store graph.Store, opts Options) *Set {
 	s := &Set{store: store, clauses: opts.Clauses, now: opts.Now, maxTextBytes: opts.MaxTextBytes, schemas: opts.Schemas}
@@ -124,6 +128,7 @@ func New(store graph.Store, opts Options) *Set {
 		RegisterCompact(s, NamePartySearch, partySearchDescription, s.PartySearch, tunePartySearch, partySearchCompact),
 		RegisterCompact(s, NameGetContract, getContractDescription, s.GetContract, tuneGetContract, getContractCompact),
 		RegisterCompact(s, NameClauseSearch, clauseSearchDescription, s.ClauseSearch, tuneClauseSearch, clauseSearchCompact),
+		RegisterCompact(s, NameDeadlineSearch, deadlineSearchDescription, s.DeadlineSearch, tuneDeadlineSearch, deadlineSearchCompact),
 	} {
 		if err != nil {
 			// The input types are fixed at compile time; a schema that does
@@ -183,7 +188,7 @@ func RegisterCompact[In, Out any](s *Set, name, description string, fn func(cont
 		return fmt.Errorf("register tool %s: compact: %w", name, err)
 	}
 	if compact.Description == "" {
-		compact.Description = firstSentence(description)
+		compact.Description = FirstSentence(description)
 	}
 	h := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		var in In

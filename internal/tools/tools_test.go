@@ -28,6 +28,7 @@ type recorder struct {
 	aggregateQ *graph.AggregateQuery
 	partyQ     *graph.PartyQuery
 	clauseQ    *graph.ClauseQuery
+	deadlineQ  *graph.DeadlineQuery
 	contracts  map[string]*contract.Contract
 	err        error
 }
@@ -45,6 +46,11 @@ func (r *recorder) GetContract(_ context.Context, id string) (*contract.Contract
 }
 
 func (r *recorder) Contracts(context.Context, func(*contract.Contract) error) error { return nil }
+
+func (r *recorder) SearchDeadlines(_ context.Context, q graph.DeadlineQuery) (graph.DeadlineResult, error) {
+	r.deadlineQ = &q
+	return graph.DeadlineResult{From: q.From, To: q.To, Deadlines: []graph.DeadlineHit{}}, r.err
+}
 
 func (r *recorder) SearchContracts(_ context.Context, q graph.ContractQuery) (graph.ContractResult, error) {
 	r.contractQ = &q
@@ -129,7 +135,7 @@ func TestContractSearchCompilesQuery(t *testing.T) {
 			want: graph.ContractQuery{
 				Filter: graph.Filter{
 					MinEffectiveDate: "2019-10-01", MaxEffectiveDate: "2019-12-31", MinEndDate: "2020-01-01",
-					Active: &yes, AsOf: "2015-06-30", Monetary: &graph.Monetary{Op: ">=", Value: 1e7}, SummarySearch: "cloud hosting",
+					Active: &yes, AsOf: "2015-06-30", Monetary: &graph.Monetary{Op: ">=", Value: new(1e7)}, SummarySearch: "cloud hosting",
 				},
 				OrderBy: "effective_date", Desc: true, Limit: 5,
 			},
@@ -418,7 +424,7 @@ func TestRegisterAndAdd(t *testing.T) {
 		t.Error("adding a tool whose schema is not an object succeeded")
 	}
 	names := s.Names()
-	want := []string{NameContractSearch, NameContractAggregate, NamePartySearch, NameGetContract, NameClauseSearch, "echo"}
+	want := []string{NameContractSearch, NameContractAggregate, NamePartySearch, NameGetContract, NameClauseSearch, NameDeadlineSearch, "echo"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
