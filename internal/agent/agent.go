@@ -49,7 +49,12 @@ const (
 	// DefaultMaxStepResultBytes bounds what one turn's tool results send
 	// back to the model in all, so the next request stays small.
 	DefaultMaxStepResultBytes = 128 << 10
-	maxFollowUps              = 3
+	// DefaultMaxReplyTokens bounds one reply of the model in an agent step:
+	// an answer or a tool call needs a few hundred tokens, while a small
+	// local model that starts explaining a plan can write 4,000 tokens at a
+	// few tokens a second, minutes for nothing.
+	DefaultMaxReplyTokens = 1024
+	maxFollowUps          = 3
 )
 
 // Agent answers questions with a model over a toolbox. The zero values of
@@ -83,6 +88,10 @@ type Agent struct {
 	// to the model in all; a result past it is cut to what is left (at
 	// least a note). DefaultMaxStepResultBytes when zero.
 	MaxStepResultBytes int
+	// MaxReplyTokens bounds each reply of the model in the tool loop;
+	// DefaultMaxReplyTokens when zero, none when negative. An answer cut
+	// there carries a note saying so.
+	MaxReplyTokens int
 	// Temperature, when set, is passed to every model call.
 	Temperature *float64
 	// Seed, when set, is passed to every model call so runs can be
@@ -107,12 +116,16 @@ type run struct {
 	known    map[string]bool // the same, for recognising calls written as text
 	question string          // the question as asked, for the no-answer prompt
 	nudged   bool            // the model was asked once more for an answer
-	last     *toolOutcome    // the last successful tool call, to compose from
+	// described is set once the model was told to make a call it only
+	// described in prose ("I'll use the `contract_aggregate` function...").
+	described bool
+	last      *toolOutcome // the last successful tool call, to compose from
 	// figures are the numbers of the run's tool results (figureBytes of
 	// them read), to check the answer's figures against; nil before any.
 	figures     map[float64]bool
 	figureBytes int
 	looped      bool // a reply was stopped because it repeated itself
+	cut         bool // the last reply stopped at MaxReplyTokens
 }
 
 type toolOutcome struct {
@@ -149,15 +162,7 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 	if question == "" {
 		return nil, errors.New("agent: empty question")
 	}
-	r := &run{a: a, emit: emit, log: a.Log, seen: newSeen(), known: map[string]bool{}}
-	if r.log == nil {
-		r.log = slog.New(slog.DiscardHandler)
-	}
-	for _, t := range a.Tools.Tools() {
-		r.defs = append(r.defs, llm.ToolDef{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
-		r.names = append(r.names, t.Name)
-		r.known[t.Name] = true
-	}
+	r := a.newRun(emit)
 	date := a.now().Format(time.DateOnly)
 	system, err := render("system.tmpl", systemData{Date: date, Tools: r.names})
 	if err != nil {
@@ -209,6 +214,61 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 	return r.answer(text)
 }
 
+// newRun starts the state of one run over the agent's tools.
+func (a *Agent) newRun(emit func(Event)) *run {
+	r := &run{a: a, emit: emit, log: a.Log, seen: newSeen(), known: map[string]bool{}}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	for _, t := range a.Tools.Tools() {
+		r.defs = append(r.defs, llm.ToolDef{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		r.names = append(r.names, t.Name)
+		r.known[t.Name] = true
+	}
+	return r
+}
+
+// Transcript is the outcome of Loop.
+type Transcript struct {
+	// Messages are the caller's messages followed by every model turn and
+	// tool result; on success the last is the model's final reply.
+	Messages []llm.Message
+	// Text is the final reply's text, as the model wrote it.
+	Text string
+	// Usage is the tokens all model calls consumed.
+	Usage llm.Usage
+	// Looped is set when a streamed reply repeated itself and was stopped
+	// at its first repetition.
+	Looped bool
+}
+
+// Loop runs the tool loop over a conversation the caller wrote (its own
+// system prompt first, then the task) until the model replies without tool
+// calls, and returns the transcript. Tool calls are run as Run runs them
+// (calls written as text, MaxCallsPerStep, MaxResultBytes and
+// MaxStepResultBytes, MaxSteps, the loop stop of a streamed reply), but the
+// final reply is the caller's to judge: Loop adds no system prompt, asks
+// for no missing answer, runs no critic and reads no citations. emit, when
+// not nil, receives the tool_call, tool_result and token events; Loop
+// emits no answer, error or done. Errors are those of Run; the transcript
+// is returned with them too, without messages, so that its Usage counts.
+func (a *Agent) Loop(ctx context.Context, msgs []llm.Message, emit func(Event)) (*Transcript, error) {
+	if a.Model == nil || a.Tools == nil {
+		return nil, errors.New("agent: model and tools are required")
+	}
+	if len(msgs) == 0 {
+		return nil, errors.New("agent: no messages")
+	}
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	r := a.newRun(emit)
+	r.nudged = true // the caller judges the final reply, empty or not
+	r.stream = a.canStream()
+	out, text, err := r.pass(ctx, slices.Clip(msgs))
+	return &Transcript{Messages: out, Text: text, Usage: r.usage, Looped: r.looped}, err
+}
+
 // answer checks the final text: citations from the tool results, ids no
 // tool returned, and, when the model gave no answer text, one composed
 // from the last successful tool result.
@@ -235,13 +295,27 @@ func (r *run) answer(text string) (*Answer, error) {
 	if r.looped {
 		ans.Notes = append(ans.Notes, "The model's reply started repeating itself and was cut off there.")
 	}
-	if ans.ComposedFrom == "" && r.figures != nil {
-		for _, n := range textnum.Find(r.question) {
-			r.figures[n] = true
+	if r.cut && ans.ComposedFrom == "" {
+		limit := "the model server's reply"
+		if n := r.a.maxReplyTokens(); n > 0 {
+			limit = fmt.Sprintf("the %d-token", n)
 		}
-		ans.UnsupportedFigures = unsupportedFigures(ans.Text, r.figures)
+		ans.Notes = append(ans.Notes, "The model's reply reached "+limit+" limit and was cut off there.")
+	}
+	if ans.ComposedFrom == "" {
+		// Without any tool result every figure but the question's is
+		// unsupported: small models write a whole invented result
+		// ("Affiliate Agreement (464 contracts)") instead of calling a tool.
+		known := r.figures
+		if known == nil {
+			known = map[float64]bool{}
+		}
+		for _, n := range textnum.Find(r.question) {
+			known[n] = true
+		}
+		ans.UnsupportedFigures = unsupportedFigures(ans.Text, known)
 		if len(ans.UnsupportedFigures) > 0 {
-			ans.Notes = append(ans.Notes, unsupportedFiguresNote(ans.UnsupportedFigures))
+			ans.Notes = append(ans.Notes, unsupportedFiguresNote(ans.UnsupportedFigures, r.figures == nil))
 		}
 	}
 	return ans, nil
@@ -288,13 +362,14 @@ func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, stri
 	}
 	limit := maxSteps
 	for step := 1; step <= limit; step++ {
-		req := &llm.Request{Messages: msgs, Tools: r.defs, Temperature: r.a.Temperature, Seed: r.a.Seed}
+		req := &llm.Request{Messages: msgs, Tools: r.defs, Temperature: r.a.Temperature, Seed: r.a.Seed, MaxTokens: r.a.maxReplyTokens()}
 		r.log.Debug("model call", "step", step, "messages", len(msgs), "last", msgs[len(msgs)-1].Content)
 		resp, err := r.generate(ctx, req)
 		if err != nil {
 			return nil, "", fmt.Errorf("agent step %d: %w", step, err)
 		}
 		r.usage = r.usage.Add(resp.Usage)
+		r.cut = llm.AtTokenLimit(resp.FinishReason)
 		msg := resp.Message
 		msg.Role = llm.RoleAssistant
 		fromText := false
@@ -320,6 +395,20 @@ func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, stri
 		}
 		if len(msg.ToolCalls) == 0 {
 			r.log.Debug("agent answer", "step", step, "text", msg.Content)
+			if tool := r.describedCall(msg.Content); tool != "" {
+				// A small model's plan instead of its call: ask once for the call.
+				r.described = true
+				prompt, err := render("describedcall.tmpl", describedCallData{Tool: tool, Question: r.question})
+				if err != nil {
+					return nil, "", err
+				}
+				msgs = append(msgs, msg, llm.Message{Role: llm.RoleUser, Content: prompt})
+				r.log.Info("the model described a tool call instead of making it; asking for the call", "step", step, "tool", tool)
+				if step == limit {
+					limit++
+				}
+				continue
+			}
 			if hasAnswerText(msg.Content) || r.nudged {
 				return append(msgs, msg), msg.Content, nil
 			}
@@ -361,6 +450,52 @@ func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, stri
 }
 
 func (r *run) isTool(name string) bool { return r.known[name] }
+
+func (a *Agent) maxReplyTokens() int {
+	switch {
+	case a.MaxReplyTokens < 0:
+		return 0
+	case a.MaxReplyTokens == 0:
+		return DefaultMaxReplyTokens
+	}
+	return a.MaxReplyTokens
+}
+
+// describedCall returns the tool a reply names when the model, before
+// any tool ran in this run, wrote about calling it instead of calling it;
+// "" otherwise, and always after the first time it was asked.
+func (r *run) describedCall(text string) string {
+	if r.described || r.nudged || len(r.calls) > 0 {
+		return ""
+	}
+	best, at := "", len(text)
+	for name := range r.known {
+		if i := indexWord(text, name); i >= 0 && i < at {
+			best, at = name, i
+		}
+	}
+	return best
+}
+
+// indexWord is the index of the first occurrence of word in s that is not
+// part of a longer identifier, or -1.
+func indexWord(s, word string) int {
+	ident := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	for off := 0; ; {
+		i := strings.Index(s[off:], word)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		end := i + len(word)
+		if (i == 0 || !ident(s[i-1])) && (end == len(s) || !ident(s[end])) {
+			return i
+		}
+		off = end
+	}
+}
 
 // ran reports whether this run already made the call (name and the same
 // arguments, as the calls list records them).

@@ -79,6 +79,11 @@ func composeKnown(b *strings.Builder, name, call string, result json.RawMessage)
 		}
 		head(b, call, "returned", len(r.Passages), len(r.Passages), "passage", "passages")
 		for _, p := range firstN(r.Passages) {
+			if p.SummaryOnly() {
+				// A summary is stated as one, never quoted as the contract's words.
+				fmt.Fprintf(b, "- %s%s (summary): %s\n", p.ContractID, details(p.ClauseType), clip(strings.Join(strings.Fields(p.Summary), " "), 200))
+				continue
+			}
 			fmt.Fprintf(b, "- %s%s: %q\n", p.ContractID, details(p.ClauseType), clip(strings.Join(strings.Fields(p.Text), " "), 200))
 		}
 	case tools.NameGetContract:

@@ -29,4 +29,8 @@
 // the conversation; after the first answer a critic (structured output)
 // lists what is missing as follow-up questions, which get a second tool
 // pass before the final answer. Only the final answer is streamed.
+//
+// Loop runs the same tool loop over a conversation the caller wrote, with
+// its own system prompt and toolbox, and returns the transcript and the
+// final reply for the caller to judge: the risk analyst runs on it.
 package agent

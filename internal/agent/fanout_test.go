@@ -87,15 +87,67 @@ func TestFiguresNoToolResultHolds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(ans.UnsupportedFigures, tt.want) {
-			t.Errorf("%q: unsupported figures %q, want %q", tt.answer, ans.UnsupportedFigures, tt.want)
+		checkFigures(t, ans, tt.answer, tt.want, "no tool result of this run contains")
+	}
+}
+
+// checkFigures checks an answer's unsupported figures and that a note
+// containing note is there exactly when some are.
+func checkFigures(t *testing.T, ans *agent.Answer, answer string, want []string, note string) {
+	t.Helper()
+	if !slices.Equal(ans.UnsupportedFigures, want) {
+		t.Errorf("%q: unsupported figures %q, want %q", answer, ans.UnsupportedFigures, want)
+	}
+	noted := slices.ContainsFunc(ans.Notes, func(n string) bool { return strings.Contains(n, note) })
+	if noted != (len(want) > 0) {
+		t.Errorf("%q: notes %q", answer, ans.Notes)
+	}
+}
+
+// TestFiguresWithoutAnyToolCall: a model that writes an invented result
+// instead of calling a tool gets every figure not in the question listed,
+// with a note saying nothing came from the contracts; an answer without
+// figures (a greeting) gets no note.
+func TestFiguresWithoutAnyToolCall(t *testing.T) {
+	tests := []struct {
+		answer string
+		want   []string
+	}{
+		{"The three most common types are Affiliate Agreement (464 contracts), Agency (65) and Collaboration (22).", []string{"464", "65", "22"}},
+		{"Hello! Ask me about your contracts.", nil},
+	}
+	for _, tt := range tests {
+		m := llmtest.NewScripted(llmtest.Text(tt.answer))
+		ans, err := newAgent(m, toolSet(t)).Run(context.Background(), nil, "What are the three most common contract types?", nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		noted := false
-		for _, n := range ans.Notes {
-			noted = noted || strings.Contains(n, "no tool result of this run contains")
+		checkFigures(t, ans, tt.answer, tt.want, "no tool returned a result in this run")
+	}
+}
+
+// TestReplyTokenLimit: every tool-loop request carries the reply token
+// limit (the default, a set one, none when negative), and an answer that
+// stopped at it is noted.
+func TestReplyTokenLimit(t *testing.T) {
+	for _, tt := range []struct{ set, want int }{{0, agent.DefaultMaxReplyTokens}, {200, 200}, {-1, 0}} {
+		cut := llmtest.Text("There is one Distributor contract, c03, which")
+		cut.Response.FinishReason = "length"
+		m := llmtest.NewScripted(llmtest.Calls(llmtest.Call("call_1", "contract_search", `{"contract_type":"Distributor"}`)), cut)
+		a := newAgent(m, toolSet(t))
+		a.MaxReplyTokens = tt.set
+		ans, err := a.Run(context.Background(), nil, "How many distributor agreements?", nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if noted != (len(tt.want) > 0) {
-			t.Errorf("%q: notes %q", tt.answer, ans.Notes)
+		for i, req := range m.Requests() {
+			if req.MaxTokens != tt.want {
+				t.Errorf("MaxReplyTokens %d: request %d has MaxTokens %d, want %d", tt.set, i+1, req.MaxTokens, tt.want)
+			}
+		}
+		noted := slices.ContainsFunc(ans.Notes, func(n string) bool { return strings.Contains(n, "limit and was cut off there") })
+		if !noted {
+			t.Errorf("MaxReplyTokens %d: notes %q lack the cut", tt.set, ans.Notes)
 		}
 	}
 }

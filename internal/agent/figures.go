@@ -109,6 +109,9 @@ func formatFigure(n float64) string {
 
 // unsupportedFiguresNote is the reader's warning about figures no tool
 // result holds.
-func unsupportedFiguresNote(figs []string) string {
+func unsupportedFiguresNote(figs []string, noResults bool) string {
+	if noResults {
+		return fmt.Sprintf("The answer states %s, but no tool returned a result in this run, so these figures do not come from the contracts.", strings.Join(figs, ", "))
+	}
 	return fmt.Sprintf("The answer states %s, which no tool result of this run contains; check it against the results.", strings.Join(figs, ", "))
 }

@@ -33,6 +33,11 @@ type criticData struct {
 	MaxFollowUps int
 }
 
+type describedCallData struct {
+	Tool     string
+	Question string
+}
+
 type noAnswerData struct {
 	Question   string
 	HadResults bool

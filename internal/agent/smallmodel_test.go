@@ -317,6 +317,41 @@ func TestNoStreamCoversCriticCalls(t *testing.T) {
 	}
 }
 
+// TestDescribedCallIsAskedFor: a reply that describes calling a tool in
+// prose, before any tool ran, gets one request to make the call; the call
+// is then run and answered from. A second description is taken as the
+// answer, and a reply after a tool ran is never questioned.
+func TestDescribedCallIsAskedFor(t *testing.T) {
+	plan := "To answer this, I'll use the `contract_aggregate` function:\n1. group_by: contract_type\n2. limit: 3"
+	set := toolSet(t)
+	s := llmtest.NewScripted(
+		llmtest.Text(plan),
+		llmtest.Calls(llmtest.Call("a", "contract_search", `{"contract_type":"Distributor"}`)),
+		llmtest.Text("There is one Distributor contract, c03.\nSources: c03"),
+	)
+	ans, err := newAgent(s, set).Run(context.Background(), nil, "How many distributor agreements?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := s.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model calls, want the plan, the call and the answer", len(reqs))
+	}
+	ask := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if ask.Role != llm.RoleUser || !strings.Contains(ask.Content, "You described calling contract_aggregate but did not call it") {
+		t.Errorf("second request ends with %s %q", ask.Role, ask.Content)
+	}
+	if ans.Text != "There is one Distributor contract, c03." {
+		t.Errorf("answer %q", ans.Text)
+	}
+
+	s = llmtest.NewScripted(llmtest.Text(plan), llmtest.Text(plan))
+	ans, err = newAgent(s, toolSet(t)).Run(context.Background(), nil, "How many?", nil)
+	if err != nil || len(s.Requests()) != 2 || ans.Text != plan {
+		t.Errorf("a second description: %d model calls, answer %q, err %v; want it taken as the answer", len(s.Requests()), ans.Text, err)
+	}
+}
+
 // TestArgumentsOnlyWrittenAsText: the model names one tool in prose and
 // writes only its arguments in a fence; the agent runs that call. Replies
 // naming two tools, with keys the tool lacks, or quoting a call already run
@@ -333,12 +368,14 @@ func TestArgumentsOnlyWrittenAsText(t *testing.T) {
 		{"named tool, arguments in a fence",
 			[]llmtest.Step{llmtest.Text(argsReply), llmtest.Text(final)},
 			[]string{`contract_search {"contract_type":"Distributor"}`}, "There is one Distributor contract, c03."},
+		// These stay text; the agent then asks once for the call the reply
+		// describes, and the model answers without one.
 		{"two tools named",
-			[]llmtest.Step{llmtest.Text("Either `contract_search` or `party_search`:\n```json\n{\"contract_type\": \"Distributor\"}\n```")},
-			nil, ""},
+			[]llmtest.Step{llmtest.Text("Either `contract_search` or `party_search`:\n```json\n{\"contract_type\": \"Distributor\"}\n```"), llmtest.Text("I cannot tell.")},
+			nil, "I cannot tell."},
 		{"a key the tool does not have",
-			[]llmtest.Step{llmtest.Text("Using contract_search:\n```json\n{\"kind\": \"Distributor\"}\n```")},
-			nil, ""},
+			[]llmtest.Step{llmtest.Text("Using contract_search:\n```json\n{\"kind\": \"Distributor\"}\n```"), llmtest.Text("I cannot tell.")},
+			nil, "I cannot tell."},
 		{"the name only inside a longer word",
 			[]llmtest.Step{llmtest.Text("Using my_contract_search_v2:\n```json\n{\"contract_type\": \"Distributor\"}\n```")},
 			nil, ""},

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"regexp"
 	"strings"
 
@@ -13,21 +14,29 @@ import (
 // instead of the provider's tool-call channel: a JSON object
 // {"name": ..., "arguments": {...}} in a ```json fence or bare, or the
 // Hermes/Qwen <tool_call>...</tool_call> tags that the server failed to
-// parse. The callScanner finds such blocks so the agent can run them as
-// real tool calls, and, while a reply streams, holds back any text that may
-// still turn out to be one, so that a call is never shown as answer text.
+// parse, or an XML element named after the tool with its arguments as
+// attributes, child elements or JSON content (<contract_aggregate
+// group_by="contract_type" limit="3"/>, as Qwen2.5-Coder-1.5B was seen to
+// write, wrapped in <tools> tags, which are dropped). The callScanner
+// finds such blocks so the agent can run them as real tool calls, and,
+// while a reply streams, holds back any text that may still turn out to be
+// one, so that a call is never shown as answer text.
 //
-// The scanner looks for openers: "```", "<tool_call>", a "{" followed by a
-// string key, and a "[" followed by such an object. Text before the first
-// opener is prose and is shown at once; a block is held until it closes (the
-// closing fence or tag, or the balanced bracket) and is then either taken as
+// The scanner looks for openers: "```", "<tool_call>", "<" and a known
+// tool's name, a "{" followed by a string key, and a "[" followed by such
+// an object. Text before the first opener is prose and is shown at once;
+// a block is held until it closes (the closing fence or tag, the end tag
+// or "/>", or the balanced bracket) and is then either taken as
 // calls or shown as prose after all. A block still open when the reply ends
 // is parsed as it stands; if it is not a call, only its opener is prose and
 // scanning resumes after it. Normal answers, which rarely contain braces,
 // fences or tags, therefore stream without delay.
 //
 // Only objects naming one of the agent's tools count; any other JSON stays
-// text. Every decision depends only on the text seen so far, so feeding a
+// text. Prose after the first call is dropped: written before any tool ran,
+// it can only be the model imagining the result (small models often write
+// the call, then "There are 3 contracts"), so it is neither shown nor kept
+// in the conversation. Every decision depends only on the text seen so far, so feeding a
 // reply in any chunks yields the same prose and calls as feeding it whole.
 
 // Opener kinds.
@@ -36,6 +45,8 @@ const (
 	blockTag
 	blockObject
 	blockArray
+	blockElement
+	blockWrapper
 )
 
 const (
@@ -75,7 +86,7 @@ func (s *callScanner) write(chunk string) {
 }
 
 // closers are the bytes that can end a block of each kind.
-var closers = map[int]string{blockFence: "`", blockTag: "<>", blockObject: "}]", blockArray: "}]"}
+var closers = map[int]string{blockFence: "`", blockTag: "<>", blockObject: "}]", blockArray: "}]", blockElement: ">"}
 
 // close classifies whatever is still held at the end of the reply.
 func (s *callScanner) close() {
@@ -83,7 +94,7 @@ func (s *callScanner) close() {
 }
 
 func (s *callScanner) emit(text string) {
-	if text == "" {
+	if len(s.calls) > 0 || text == "" {
 		return
 	}
 	s.prose.WriteString(text)
@@ -95,7 +106,7 @@ func (s *callScanner) emit(text string) {
 func (s *callScanner) scan(final bool) {
 	s.waiting = 0
 	for s.pending != "" {
-		i, kind := findOpener(s.pending)
+		i, kind := findOpener(s.pending, s.known)
 		if i < 0 {
 			s.emit(s.pending)
 			s.pending = ""
@@ -111,12 +122,21 @@ func (s *callScanner) scan(final bool) {
 			s.pending = ""
 			return
 		}
+		if kind == blockWrapper {
+			s.pending = s.pending[wrapperLen(s.pending):]
+			continue
+		}
 		end, inner, closed := blockEnd(s.pending, kind)
 		if !closed && !final {
 			s.waiting = kind
 			return
 		}
-		calls := s.parseBlock(inner)
+		var calls []parsedCall
+		if kind == blockElement {
+			calls = elementCall(inner)
+		} else {
+			calls = s.parseBlock(inner)
+		}
 		switch {
 		case len(calls) > 0:
 			s.calls = append(s.calls, calls...)
@@ -154,7 +174,7 @@ func parseTextCalls(text string, known func(string) bool) (prose string, calls [
 
 // findOpener returns the position and kind of the first opener in s, or the
 // position of a partial opener at its end (kind 0), or -1.
-func findOpener(s string) (int, int) {
+func findOpener(s string, known func(string) bool) (int, int) {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '`':
@@ -171,6 +191,20 @@ func findOpener(s string) (int, int) {
 			}
 			if len(rest) < len(tagOpen) && strings.EqualFold(rest, tagOpen[:len(rest)]) {
 				return i, 0
+			}
+			for _, w := range callWrappers {
+				if strings.HasPrefix(rest, w) {
+					return i, blockWrapper
+				}
+				if len(rest) < len(w) && strings.HasPrefix(w, rest) {
+					return i, 0
+				}
+			}
+			switch name, complete := elementName(rest); {
+			case !complete:
+				return i, 0
+			case name != "" && known(name):
+				return i, blockElement
 			}
 		case '{':
 			j := skipSpace(s, i+1)
@@ -214,6 +248,9 @@ func openerLen(s string, kind int) int {
 		return len(fence)
 	case blockTag:
 		return len(tagOpen)
+	case blockElement:
+		name, _ := elementName(s)
+		return 1 + len(name)
 	}
 	return 1
 }
@@ -241,6 +278,8 @@ func blockEnd(s string, kind int) (end int, inner string, closed bool) {
 			return len(tagOpen) + n, body[:n], true
 		}
 		return len(s), body, false
+	case blockElement:
+		return elementEnd(s)
 	default:
 		if n := balanced(s); n > 0 {
 			return n, s[:n], true
@@ -480,4 +519,130 @@ func salvageCall(s string, known func(string) bool) (parsedCall, bool) {
 		c.Arguments = json.RawMessage(rest)
 	}
 	return c, true
+}
+
+// wrapperLen is the length of the call wrapper tag s starts with.
+func wrapperLen(s string) int {
+	for _, w := range callWrappers {
+		if strings.HasPrefix(s, w) {
+			return len(w)
+		}
+	}
+	return 0
+}
+
+// elementName reads the element name after the "<" that s starts with.
+// complete is false when s ends inside the name, so that more text could
+// still make it a tool's name; name is "" when no name follows the "<" or
+// the name is not followed by a space, "/" or ">".
+func elementName(s string) (name string, complete bool) {
+	i := 1
+	for i < len(s) && (s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || i > 1 && s[i] >= '0' && s[i] <= '9') {
+		i++
+	}
+	if i == len(s) {
+		return "", false
+	}
+	if i == 1 {
+		return "", true
+	}
+	switch s[i] {
+	case ' ', '\t', '\n', '\r', '/', '>':
+		return s[1:i], true
+	}
+	return "", true
+}
+
+// elementEnd finds the end of the element s starts with: after its start
+// tag when that closes itself ("/>"), else after the matching end tag. An
+// element still open extends to the end of s.
+func elementEnd(s string) (end int, inner string, closed bool) {
+	i := startTagEnd(s)
+	if i < 0 {
+		return len(s), s, false
+	}
+	if s[i-1] == '/' {
+		return i + 1, s[:i+1], true
+	}
+	name, _ := elementName(s)
+	closeTag := "</" + asciiLower(name) + ">"
+	if j := strings.Index(asciiLower(s[i+1:]), closeTag); j >= 0 {
+		end = i + 1 + j + len(closeTag)
+		return end, s[:end], true
+	}
+	return len(s), s, false
+}
+
+// startTagEnd returns the index of the ">" that ends the start tag s
+// begins with, or -1. Quoted attribute values may hold ">".
+func startTagEnd(s string) int {
+	var quote byte
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '>':
+			return i
+		}
+	}
+	return -1
+}
+
+// callWrappers are the tags small models wrap their calls in, never part of
+// an answer: the scanner drops them.
+var callWrappers = []string{"<tools>", "</tools>", "<tool_calls>", "</tool_calls>", "<function_calls>", "</function_calls>"}
+
+var (
+	elementAttr  = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:"([^"]*)"|'([^']*)')`)
+	elementChild = regexp.MustCompile(`<([A-Za-z_][A-Za-z0-9_]*)>([^<]*)</([A-Za-z_][A-Za-z0-9_]*)>`)
+)
+
+// elementCall reads a call written as an XML element: attributes and
+// simple child elements are arguments, as strings (the toolbox accepts
+// numbers and booleans written as strings); a JSON object as the element's
+// content is taken as the arguments, merged over the attributes.
+func elementCall(el string) []parsedCall {
+	name, _ := elementName(el)
+	if name == "" {
+		return nil
+	}
+	startEnd := startTagEnd(el)
+	if startEnd < 0 {
+		startEnd = len(el) - 1 // an unclosed start tag: its attributes as far as they go
+	}
+	args := map[string]any{}
+	for _, m := range elementAttr.FindAllStringSubmatch(el[:startEnd+1], -1) {
+		args[m[1]] = html.UnescapeString(m[2] + m[3])
+	}
+	body := ""
+	if startEnd+1 < len(el) {
+		body = el[startEnd+1:]
+		if i := strings.LastIndex(asciiLower(body), "</"+asciiLower(name)+">"); i >= 0 {
+			body = body[:i]
+		}
+	}
+	body = strings.TrimSpace(body)
+	if strings.HasPrefix(body, "{") {
+		var obj map[string]any
+		if json.Unmarshal(normalizeArgs(json.RawMessage(body)), &obj) == nil {
+			for k, v := range obj {
+				args[k] = v
+			}
+		}
+	} else {
+		for _, m := range elementChild.FindAllStringSubmatch(body, -1) {
+			if m[1] == m[3] {
+				args[m[1]] = html.UnescapeString(strings.TrimSpace(m[2]))
+			}
+		}
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil
+	}
+	return []parsedCall{{Name: name, Arguments: b}}
 }

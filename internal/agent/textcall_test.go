@@ -35,7 +35,7 @@ func TestParseTextCalls(t *testing.T) {
 		{
 			name:  "prose around a fence stays prose",
 			in:    "Let me look that up.\n```json\n{\"name\": \"contract_search\", \"arguments\": {}}\n```\n",
-			prose: "Let me look that up.\n\n",
+			prose: "Let me look that up.\n",
 			calls: []parsedCall{call("contract_search", `{}`)},
 		},
 		{
@@ -47,7 +47,6 @@ func TestParseTextCalls(t *testing.T) {
 			name: "hermes tags, two calls",
 			in: "<tool_call>\n{\"name\": \"contract_search\", \"arguments\": {\"contract_type\": \"Distributor\"}}\n</tool_call>\n" +
 				"<tool_call>\n{\"name\": \"party_search\", \"arguments\": {\"name\": \"Acme\"}}\n</tool_call>",
-			prose: "\n",
 			calls: []parsedCall{call("contract_search", `{"contract_type":"Distributor"}`), call("party_search", `{"name":"Acme"}`)},
 		},
 		{
@@ -106,6 +105,40 @@ func TestParseTextCalls(t *testing.T) {
 			calls: []parsedCall{call("contract_search", `{"contract_type":null,"party_country":"","parties":[]}`)},
 		},
 		{
+			name: "prose after a call is the model imagining its result: dropped",
+			in: "I'll use contract_aggregate:\n```json\n{\"name\": \"contract_aggregate\", \"arguments\": {\"group_by\": \"contract_type\"}}\n```\n" +
+				"The three most common types are Consulting, Franchise and Endorsement.\nSources: c01",
+			prose: "I'll use contract_aggregate:\n",
+			calls: []parsedCall{call("contract_aggregate", `{"group_by":"contract_type"}`)},
+		},
+		{
+			name: "an element named after the tool, arguments as attributes, in a tools wrapper",
+			in: "I will use contract_aggregate:\n<tools>\n  <contract_aggregate contract_type=\"\" active=\"true\" limit=\"3\" group_by=\"contract_type\"/>\n</tools>\n" +
+				"Sources: None",
+			prose: "I will use contract_aggregate:\n\n  ",
+			calls: []parsedCall{call("contract_aggregate", `{"active":"true","contract_type":"","group_by":"contract_type","limit":"3"}`)},
+		},
+		{
+			name:  "an element with child elements and an entity",
+			in:    "<party_search>\n<name>Smith &amp; Co</name>\n<limit>5</limit>\n</party_search>",
+			calls: []parsedCall{call("party_search", `{"limit":"5","name":"Smith \u0026 Co"}`)},
+		},
+		{
+			name:  "an element holding JSON arguments, with > inside an attribute",
+			in:    `<get_contract note="a>b">{"contract_id": "c07"}</get_contract>`,
+			calls: []parsedCall{call("get_contract", `{"contract_id":"c07","note":"a\u003eb"}`)},
+		},
+		{
+			name:  "an element left open at the end of the reply",
+			in:    `<contract_search contract_type="Franchise">`,
+			calls: []parsedCall{call("contract_search", `{"contract_type":"Franchise"}`)},
+		},
+		{
+			name:  "elements that are not tools stay text",
+			in:    "<b>Note</b>: <contract> and <search_x a=\"1\"/> are not tools; 3<4.",
+			prose: "<b>Note</b>: <contract> and <search_x a=\"1\"/> are not tools; 3<4.",
+		},
+		{
 			name:  "unknown tool stays text",
 			in:    "```json\n{\"name\": \"cypher_query\", \"arguments\": {\"q\": \"MATCH (n)\"}}\n```",
 			prose: "```json\n{\"name\": \"cypher_query\", \"arguments\": {\"q\": \"MATCH (n)\"}}\n```",
@@ -128,7 +161,7 @@ func TestParseTextCalls(t *testing.T) {
 		{
 			name:  "a call after an unclosed brace is still found",
 			in:    "a { b <tool_call>{\"name\": \"get_contract\", \"arguments\": {\"contract_id\": \"c1\"}}</tool_call> c",
-			prose: "a { b  c",
+			prose: "a { b ",
 			calls: []parsedCall{call("get_contract", `{"contract_id":"c1"}`)},
 		},
 	}
@@ -200,14 +233,29 @@ func TestNormalizeArgs(t *testing.T) {
 	}
 }
 
+// dropWrappers removes the call wrapper tags from s, as the scanner does.
+func dropWrappers(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if n := wrapperLen(s[i:]); n > 0 {
+			i += n
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
 func FuzzTextCalls(f *testing.F) {
 	f.Add("```json\n{\"name\": \"contract_search\", \"arguments\": {}}\n```", uint64(7))
 	f.Add("ok <tool_call>{\"name\": \"get_contract\", \"arguments\": \"{\\\"contract_id\\\": \\\"c1\\\"}\"}</tool_call> done", uint64(3))
 	f.Add("[{\"function\": {\"name\": \"party_search\"}}] and {\"name\": \"x\"} `` <tool", uint64(1))
 	f.Add("The answer is {42} < 43.\nSources: c1", uint64(12345))
+	f.Add("<tools><contract_search a=\"x>y\" limit='3'/></tools> <party_search><name>A</name></party_search> <b>x</b>", uint64(99))
 	f.Fuzz(func(t *testing.T, text string, seed uint64) {
 		prose, calls := parseTextCalls(text, knownTool)
-		if len(calls) == 0 && prose != text {
+		if len(calls) == 0 && prose != dropWrappers(text) {
 			t.Fatalf("no calls, but the prose %q differs from the reply %q", prose, text)
 		}
 		if len(prose) > len(text) {

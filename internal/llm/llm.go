@@ -121,4 +121,8 @@ var (
 	ErrBadRequest  = errors.New("bad request")
 	// ErrNoModel means no model is configured.
 	ErrNoModel = errors.New("no model configured")
+	// ErrNotAPI means the server answered with something that is not its
+	// API's reply, such as a web page: the URL points at the wrong place.
+	// An *APIError wraps it next to its class.
+	ErrNotAPI = errors.New("not an API reply")
 )

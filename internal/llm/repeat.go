@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 )
 
 // A small model decoding greedily (temperature 0) can fall into a loop:
@@ -17,6 +18,17 @@ import (
 // FinishRepetition is the FinishReason of a reply Complete stopped because
 // it repeated itself.
 const FinishRepetition = "repetition"
+
+// AtTokenLimit reports whether a FinishReason means the reply stopped at
+// its token limit, in any provider's words: OpenAI "length", Anthropic
+// "max_tokens", Gemini "MAX_TOKENS".
+func AtTokenLimit(reason string) bool {
+	switch strings.ToLower(reason) {
+	case "length", "max_tokens":
+		return true
+	}
+	return false
+}
 
 const (
 	// loopCheckEvery is how many new bytes arrive between checks.

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -73,13 +74,42 @@ func (e *ParseError) Error() string {
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // RepairMessages returns the two messages to append to a conversation to ask
-// the model to correct its reply: its own reply, and what was wrong with it.
+// the model to correct its reply: its own reply (clipped by ClipForRepair,
+// so that a runaway reply does not make the repair request as large), and
+// what was wrong with it.
 func (e *ParseError) RepairMessages() []Message {
 	return []Message{
-		{Role: RoleAssistant, Content: e.Raw},
-		{Role: RoleUser, Content: "Your reply was not valid for the required JSON schema: " + e.Err.Error() +
+		{Role: RoleAssistant, Content: ClipForRepair(e.Raw)},
+		{Role: RoleUser, Content: "Your reply was not valid for the required JSON schema: " + clipMiddle(e.Err.Error(), 2<<10) +
 			"\nReply again with only the corrected JSON object."},
 	}
+}
+
+// MaxRepairEcho bounds how much of a reply a repair request sends back: far
+// more than any reply the extraction, risk or judge schemas allow, far less
+// than what a server that ignores the token limit can send.
+const MaxRepairEcho = 32 << 10
+
+// ClipForRepair returns a reply as a repair request should quote it: whole
+// up to MaxRepairEcho bytes, else its beginning and end around a note of
+// how much was left out.
+func ClipForRepair(reply string) string { return clipMiddle(reply, MaxRepairEcho) }
+
+// clipMiddle keeps at most about n bytes of s: three quarters from the
+// start and a quarter from the end, cut at rune boundaries.
+func clipMiddle(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head, tail := n*3/4, n/4
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	from := len(s) - tail
+	for from < len(s) && !utf8.RuneStart(s[from]) {
+		from++
+	}
+	return s[:head] + fmt.Sprintf("\n[… %d bytes of the reply left out …]\n", from-head) + s[from:]
 }
 
 // GenerateData runs req asking for a JSON reply shaped like T, then decodes

@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -81,7 +83,7 @@ func New(cfg Config) (*Model, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 2 * time.Minute
 	}
-	opts := []option.RequestOption{option.WithMaxRetries(0)}
+	opts := []option.RequestOption{option.WithMaxRetries(0), option.WithMiddleware(refuseHTML)}
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
@@ -112,6 +114,43 @@ func New(cfg Config) (*Model, error) {
 		opts = append(opts, option.WithBaseURL(base), option.WithAPIKey(key))
 	}
 	return &Model{cfg: cfg, client: sdk.NewClient(opts...)}, nil
+}
+
+// htmlReply is a reply that is a web page rather than the API's JSON or
+// event stream: a sign-in page, a proxy's error page, a web server at the
+// wrong URL.
+type htmlReply struct {
+	status int
+	title  string
+}
+
+func (e *htmlReply) Error() string {
+	if e.title != "" {
+		return fmt.Sprintf("the server answered HTTP %d with a web page (%q), not an OpenAI API reply", e.status, e.title)
+	}
+	return fmt.Sprintf("the server answered HTTP %d with a web page, not an OpenAI API reply", e.status)
+}
+
+func (e *htmlReply) Unwrap() error { return llm.ErrNotAPI }
+
+// htmlTitle finds the title of a web page.
+var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>\s*([^<]{1,200}?)\s*</title>`)
+
+// refuseHTML turns a reply in HTML into an htmlReply, which the SDK would
+// otherwise report as a decoding failure that reads like an unreachable
+// server.
+func refuseHTML(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if err != nil || !strings.HasPrefix(strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Type"))), "text/html") {
+		return resp, err
+	}
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	e := &htmlReply{status: resp.StatusCode}
+	if m := htmlTitle.FindSubmatch(head); m != nil {
+		e.title = strings.Join(strings.Fields(string(m[1])), " ")
+	}
+	return nil, e
 }
 
 func isLoopback(u string) bool {
@@ -408,6 +447,15 @@ func fromCompletion(cc *sdk.ChatCompletion) (*llm.Response, error) {
 func (m *Model) apiError(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	var he *htmlReply
+	if errors.As(err, &he) {
+		// A gateway's error page may pass; anything else will not.
+		kind := llm.ErrBadRequest
+		if he.status >= 300 {
+			kind = llm.KindForStatus(he.status)
+		}
+		return &llm.APIError{Provider: m.cfg.Name, StatusCode: he.status, Kind: kind, Message: he.Error(), Err: he}
 	}
 	var e *sdk.Error
 	if errors.As(err, &e) {

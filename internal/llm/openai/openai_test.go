@@ -554,3 +554,42 @@ func TestStreamTimeoutIsPerPiece(t *testing.T) {
 		t.Errorf("stalled stream: %v", err)
 	}
 }
+
+// TestHTMLReply: a web page where the API should answer (a sign-in page, a
+// web server at the wrong URL) is reported as such, not as an unreachable
+// server, and is not retried unless it is a gateway's error page.
+func TestHTMLReply(t *testing.T) {
+	page := func(code int) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(code)
+			fmt.Fprint(w, "<!DOCTYPE html><html><head><title>\n  Sign in – Example  </title></head><body>Welcome</body></html>")
+		}
+	}
+	for _, tt := range []struct {
+		code     int
+		kind     error
+		requests int
+	}{{200, llm.ErrBadRequest, 1}, {404, llm.ErrBadRequest, 1}, {502, llm.ErrUnavailable, 3}} {
+		handlers := []http.HandlerFunc{}
+		for range tt.requests {
+			handlers = append(handlers, page(tt.code))
+		}
+		f := llmtest.NewReplayServer(t, handlers...)
+		m := newModel(t, f, nil)
+		_, err := m.Generate(context.Background(), &llm.Request{})
+		want := fmt.Sprintf(`the server answered HTTP %d with a web page ("Sign in – Example"), not an OpenAI API reply`, tt.code)
+		var ae *llm.APIError
+		if !errors.Is(err, llm.ErrNotAPI) || !errors.Is(err, tt.kind) || !errors.As(err, &ae) || ae.StatusCode != tt.code || !strings.Contains(err.Error(), want) {
+			t.Errorf("HTTP %d web page: %v", tt.code, err)
+		}
+		if n := len(f.Requests()); n != tt.requests {
+			t.Errorf("HTTP %d web page: %d requests, want %d", tt.code, n, tt.requests)
+		}
+	}
+	f := llmtest.NewReplayServer(t, page(200))
+	_, err := newModel(t, f, nil).Stream(context.Background(), &llm.Request{}, func(llm.Delta) error { return nil })
+	if !errors.Is(err, llm.ErrNotAPI) {
+		t.Errorf("streamed request answered by a web page: %v", err)
+	}
+}
