@@ -2,14 +2,13 @@ package risk
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/agent"
 	"github.com/contractgraph/contractgraph/internal/llm"
-	"github.com/contractgraph/contractgraph/internal/tools"
+	"github.com/contractgraph/contractgraph/internal/textmatch"
 )
 
 // review runs the analyst and the senior reviewer for at most
@@ -17,6 +16,11 @@ import (
 // the loop with a partial report; only context errors are returned.
 func (r *run) review(ctx context.Context, rep *Report, rules []Rule) ([]Item, error) {
 	r.progress(Progress{Stage: "analysis", Message: "analysing the contract"})
+	var err error
+	if r.tools, err = newReviewTools(r); err != nil {
+		r.partial(rep, "the risk analyst's tools could not be built: %v; no risk items could be produced", err)
+		return nil, nil
+	}
 	analysis, err := r.analyse(ctx, rules, nil, nil)
 	if err != nil {
 		if ctxErr(ctx, err) {
@@ -104,21 +108,11 @@ func (r *run) review(ctx context.Context, rep *Report, rules []Rule) ([]Item, er
 // cited statutes exist and hold their quotes.
 func (r *run) validate(ctx context.Context, items []Item, rules []Rule) ([]string, error) {
 	r.noteProposed(items) // every draft of the review loop passes here
-	known := map[string]bool{}
-	for _, ru := range rules {
-		known[ru.ID] = true
-	}
+	known := ruleIDs(rules)
 	var problems []string
 	for i := range items {
-		it := &items[i]
-		if !known[it.RuleID] {
-			problems = append(problems, fmt.Sprintf("item %d: rule_id %q is not one of the rules", i+1, it.RuleID))
-		}
-		if lv, ok := level(it.RiskLevel); ok {
-			it.RiskLevel = lv
-		} else {
-			problems = append(problems, fmt.Sprintf("item %d (rule %s): risk_level %q is not High, Medium or Low", i+1, it.RuleID, it.RiskLevel))
-		}
+		label := fmt.Sprintf("item %d (rule %s): ", i+1, items[i].RuleID)
+		problems = append(problems, prefixAll(label, itemProblems(&items[i], known))...)
 	}
 	more, err := r.check.review(ctx, items)
 	if err != nil {
@@ -159,9 +153,8 @@ func (r *run) reviewer(ctx context.Context, iter int, rules []Rule, items []Item
 	return dec, nil
 }
 
-// analyse runs the analyst's tool loop: the model may call statute_search
-// and clause_search until it answers with an Analysis. With feedback, it
-// revises previous.
+// analyse runs the analyst over the rules on the agent's tool loop, with
+// the review's tools (see reviewTools). With feedback, it revises previous.
 func (r *run) analyse(ctx context.Context, rules []Rule, previous []Item, feedback []string) (Analysis, error) {
 	c := r.in.Contract
 	data := analystPrompt{
@@ -178,183 +171,90 @@ func (r *run) analyse(ctx context.Context, rules []Rule, previous []Item, feedba
 	if err != nil {
 		return Analysis{}, err
 	}
+	return r.analysis(ctx, msgs, r.tools)
+}
+
+// analysis asks the model for an Analysis: the review's analyst on the
+// agent's tool loop over tb, a batch passage (which comes with its
+// statutes) without tools when tb is nil. The tool loop sends no response
+// schema, as some providers cannot combine one with tools (Anthropic
+// forces the schema's tool, Gemini rejects the pair): the final reply is
+// decoded against the schema, and one that does not fit gets one
+// schema-enforced call without tools.
+func (r *run) analysis(ctx context.Context, msgs []llm.Message, tb agent.Toolbox) (Analysis, error) {
+	var a Analysis
+	var err error
+	if tb == nil {
+		a, err = structured[Analysis](ctx, r, msgs)
+	} else {
+		a, err = r.analystLoop(ctx, msgs, tb)
+	}
+	if err != nil {
+		return Analysis{}, err
+	}
+	if a.Items == nil {
+		a.Items = []Item{}
+	}
+	return a, nil
+}
+
+// analystLoop runs the analyst on agent.Loop and decodes its final reply.
+func (r *run) analystLoop(ctx context.Context, msgs []llm.Message, tb agent.Toolbox) (Analysis, error) {
+	// The analysis is one JSON reply that can be long: no reply limit of the agent's own.
+	analyst := agent.Agent{Model: r.deps.Model, Tools: tb, MaxSteps: r.in.MaxSteps, MaxReplyTokens: -1, Log: r.log}
+	tr, err := analyst.Loop(ctx, msgs, nil)
+	if tr != nil {
+		r.addUsage(tr.Usage)
+	}
+	if errors.Is(err, agent.ErrMaxSteps) {
+		return Analysis{}, fmt.Errorf("analyst reached its step limit: %w", err)
+	}
+	if err != nil {
+		return Analysis{}, err
+	}
 	schema, err := llm.SchemaFor[Analysis]()
 	if err != nil {
 		return Analysis{}, err
 	}
-	defs, err := r.toolDefs()
-	if err != nil {
-		return Analysis{}, err
+	a, err := llm.DecodeData[Analysis](schema, tr.Text)
+	var pe *llm.ParseError
+	if errors.As(err, &pe) {
+		r.log.Debug("analyst answer did not fit the schema; asking again with the schema enforced", "err", pe.Err)
+		return structured[Analysis](ctx, r, append(tr.Messages, pe.RepairMessages()[1:]...))
 	}
-	// The tool loop sends no response schema: some providers cannot combine
-	// one with tools (Anthropic forces the schema's tool, Gemini rejects
-	// the pair). The final answer is decoded against the schema, and a
-	// reply that does not fit gets one schema-enforced call without tools.
-	for step := 0; step < r.in.MaxSteps; step++ {
-		resp, err := r.deps.Model.Generate(ctx, &llm.Request{Messages: msgs, Tools: defs})
-		if err != nil {
-			return Analysis{}, err
-		}
-		r.addUsage(resp.Usage)
-		msg := resp.Message
-		msg.Role = llm.RoleAssistant
-		msgs = append(msgs, msg)
-		if len(msg.ToolCalls) > 0 {
-			for _, call := range msg.ToolCalls {
-				out := r.callTool(ctx, call)
-				if ctxErr(ctx, ctx.Err()) {
-					return Analysis{}, ctx.Err()
-				}
-				msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: out})
-			}
-			continue
-		}
-		a, err := llm.DecodeData[Analysis](schema, msg.Content)
-		var pe *llm.ParseError
-		if errors.As(err, &pe) {
-			r.log.Debug("analyst answer did not fit the schema; asking again with the schema enforced", "err", pe.Err)
-			a, err = structured[Analysis](ctx, r, append(msgs, pe.RepairMessages()[1:]...))
-		}
-		if err != nil {
-			return Analysis{}, err
-		}
-		if a.Items == nil {
-			a.Items = []Item{}
-		}
-		return a, nil
-	}
-	return Analysis{}, fmt.Errorf("%w (%d calls)", ErrMaxSteps, r.in.MaxSteps)
+	return a, err
 }
 
-// clauseSearchInput is the analyst's clause_search: always scoped to the
-// contract under review.
-type clauseSearchInput struct {
-	Query string `json:"query" jsonschema:"Words to look for in this contract, e.g. 'terminate for convenience'."`
-	Limit int    `json:"limit,omitempty" jsonschema:"How many passages to return (default 5, at most 20)."`
+// ruleIDs is the set of the rules' ids.
+func ruleIDs(rules []Rule) map[string]bool {
+	known := make(map[string]bool, len(rules))
+	for _, ru := range rules {
+		known[ru.ID] = true
+	}
+	return known
 }
 
-const clauseSearchDescription = `Search the clauses and text of the contract under review (full-text ranking) and return the best passages with their verbatim text and start/end byte offsets. Use it to find clauses the shown text does not include and to copy exact clause quotes.`
-
-// toolDefs lists the analyst's tools: clause_search always, statute_search
-// when there is a statute store.
-func (r *run) toolDefs() ([]llm.ToolDef, error) {
-	cs, err := tools.Schema[clauseSearchInput](nil)
-	if err != nil {
-		return nil, err
+// itemProblems canonicalises the item's risk level and says what makes the
+// item unusable: a rule id that is not one of the rules, a risk level that
+// is not High, Medium or Low. The reviewer sends them back to the analyst;
+// batch mode, which has no reviewer, drops the item.
+func itemProblems(it *Item, known map[string]bool) []string {
+	var out []string
+	if !known[it.RuleID] {
+		out = append(out, fmt.Sprintf("rule_id %q is not one of the rules", it.RuleID))
 	}
-	defs := []llm.ToolDef{{Name: tools.NameClauseSearch, Description: clauseSearchDescription, InputSchema: cs}}
-	if r.statutes != nil {
-		ss, err := tools.StatuteSearchDef()
-		if err != nil {
-			return nil, err
-		}
-		defs = append(defs, llm.ToolDef{Name: ss.Name, Description: ss.Description, InputSchema: ss.InputSchema})
+	if lv, ok := level(it.RiskLevel); ok {
+		it.RiskLevel = lv
+	} else {
+		out = append(out, fmt.Sprintf("risk_level %q is not High, Medium or Low", it.RiskLevel))
 	}
-	return defs, nil
-}
-
-// callTool runs one tool call and returns what the model sees: the JSON
-// result, or an error message it can act on.
-func (r *run) callTool(ctx context.Context, call llm.ToolCall) string {
-	out, err := r.runTool(ctx, call)
-	if err != nil {
-		r.log.Debug("tool call failed", "tool", call.Name, "err", err)
-		b, _ := json.Marshal(map[string]string{"error": err.Error()})
-		return string(b)
-	}
-	r.log.Debug("tool call", "tool", call.Name, "args", string(call.Arguments))
-	return string(out)
-}
-
-func (r *run) runTool(ctx context.Context, call llm.ToolCall) (json.RawMessage, error) {
-	switch call.Name {
-	case tools.NameStatuteSearch:
-		if r.statutes == nil {
-			break
-		}
-		var in tools.StatuteSearchInput
-		if err := tools.DecodeArgs(call.Arguments, &in); err != nil {
-			return nil, err
-		}
-		if j := r.in.Jurisdiction; j != "" {
-			// The review is limited to one jurisdiction: only its statutes
-			// may be returned, and so cited.
-			if in.Jurisdiction != "" && !strings.EqualFold(strings.TrimSpace(in.Jurisdiction), j) {
-				return nil, &tools.ArgError{Field: "jurisdiction", Msg: fmt.Sprintf("this review is limited to jurisdiction %q", j), Valid: []string{j}}
-			}
-			in.Jurisdiction = j
-		}
-		res, err := r.statutes.Search(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range res.Statutes {
-			r.check.noteReturned(s.StatuteID)
-		}
-		if len(res.Statutes) == 0 {
-			return json.Marshal(map[string]any{"statutes": res.Statutes, "note": "no statute matched: do not cite any statute for this issue"})
-		}
-		return json.Marshal(res)
-	case tools.NameClauseSearch:
-		var in clauseSearchInput
-		if err := tools.DecodeArgs(call.Arguments, &in); err != nil {
-			return nil, err
-		}
-		hits, err := r.searchClauses(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(map[string]any{"passages": hits})
-	}
-	return nil, fmt.Errorf("unknown tool %q; available: %s", call.Name, strings.Join(r.toolNames(), ", "))
-}
-
-func (r *run) toolNames() []string {
-	names := []string{tools.NameClauseSearch}
-	if r.statutes != nil {
-		names = append(names, tools.NameStatuteSearch)
-	}
-	return names
-}
-
-// searchClauses serves clause_search from the store for a stored contract,
-// else (or when the store has nothing indexed for it) from the contract's
-// passages in memory.
-func (r *run) searchClauses(ctx context.Context, in clauseSearchInput) ([]graph.ClauseHit, error) {
-	q := strings.TrimSpace(in.Query)
-	if q == "" {
-		return nil, &tools.ArgError{Field: "query", Msg: "missing: give the words to search for"}
-	}
-	limit := in.Limit
-	if limit == 0 {
-		limit = 5
-	}
-	if limit < 1 || limit > 20 {
-		return nil, &tools.ArgError{Field: "limit", Msg: fmt.Sprintf("%d is out of range: give 1 to 20", in.Limit)}
-	}
-	if r.in.Stored && r.deps.Clauses != nil {
-		hits, err := r.deps.Clauses.SearchClauses(ctx, graph.ClauseQuery{Query: q, Filter: graph.Filter{ContractIDs: []string{r.in.Contract.ID}}, Limit: limit})
-		if err != nil {
-			return nil, fmt.Errorf("clause_search: %w", err)
-		}
-		if len(hits) > 0 {
-			return hits, nil
-		}
-		// A contract stored without chunks or clauses has nothing indexed:
-		// search its text instead.
-	}
-	ts := terms(q)
-	hits := []graph.ClauseHit{}
-	for _, p := range rankPassages(r.passages, ts, limit) {
-		hits = append(hits, graph.ClauseHit{ContractID: r.in.Contract.ID, Text: p.Text, Start: p.Start, End: p.End, Verified: true, Score: float64(score(p, ts))})
-	}
-	return hits, nil
+	return out
 }
 
 // describeChanges says how a revision or rewrite changed the items, keyed
 // by rule and clause quote.
 func describeChanges(before, after []Item) []string {
-	key := func(it Item) string { return it.RuleID + "\x00" + foldQuote(it.ClauseQuote) }
+	key := func(it Item) string { return it.RuleID + "\x00" + textmatch.Fold(it.ClauseQuote) }
 	old := map[string]Item{}
 	for _, it := range before {
 		old[key(it)] = it
@@ -400,7 +300,7 @@ func describeChanges(before, after []Item) []string {
 func citeKey(cs []Citation) string {
 	var b strings.Builder
 	for _, c := range cs {
-		b.WriteString(c.StatuteID + "\x00" + foldQuote(c.Quote) + "\x00")
+		b.WriteString(c.StatuteID + "\x00" + textmatch.Fold(c.Quote) + "\x00")
 	}
 	return b.String()
 }

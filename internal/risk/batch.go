@@ -20,10 +20,7 @@ const batchStatutes = 3
 // remaining passage concurrently. There is no review loop; the final gate
 // still validates everything. A failed passage is reported, not fatal.
 func (r *run) batch(ctx context.Context, rep *Report, rules []Rule) ([]Item, error) {
-	known := map[string]bool{}
-	for _, ru := range rules {
-		known[ru.ID] = true
-	}
+	known := ruleIDs(rules)
 	type job struct {
 		p     passage
 		rules []Rule
@@ -115,7 +112,8 @@ func (r *run) analysePassage(ctx context.Context, p passage, rules []Rule, known
 	if err != nil {
 		return nil, nil, err
 	}
-	a, err := structured[Analysis](ctx, r, msgs)
+	// The analyst's path, without tools: the passage comes with its statutes.
+	a, err := r.analysis(ctx, msgs, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,17 +121,11 @@ func (r *run) analysePassage(ctx context.Context, p passage, rules []Rule, known
 	var out []Item
 	var dropped []RemovedItem
 	for _, it := range a.Items {
-		lv, ok := level(it.RiskLevel)
-		// Batch mode has no reviewer to send these back to.
-		switch {
-		case !known[it.RuleID]:
-			dropped = append(dropped, RemovedItem{RuleID: it.RuleID, ClauseQuote: it.ClauseQuote, Reason: fmt.Sprintf("rule_id %q is not one of the rules", it.RuleID)})
-			continue
-		case !ok:
-			dropped = append(dropped, RemovedItem{RuleID: it.RuleID, ClauseQuote: it.ClauseQuote, Reason: fmt.Sprintf("risk_level %q is not High, Medium or Low", it.RiskLevel)})
+		// Batch mode has no reviewer to send problems back to.
+		if problems := itemProblems(&it, known); len(problems) > 0 {
+			dropped = append(dropped, RemovedItem{RuleID: it.RuleID, ClauseQuote: it.ClauseQuote, Reason: problems[0]})
 			continue
 		}
-		it.RiskLevel = lv
 		if it.ClauseStart < p.Start || it.ClauseStart > p.End {
 			it.ClauseStart = p.Start
 		}

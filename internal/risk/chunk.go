@@ -4,8 +4,10 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/textmatch"
 )
 
 // Passage sizing for chunked analysis and in-memory clause search.
@@ -115,24 +117,17 @@ func passagesOf(c *contract.Contract) []passage {
 	return out
 }
 
-// terms are the lower-cased words (of three letters or more) of the given
-// phrases, without duplicates.
+// terms are the search words (textmatch.SearchWords) of the given phrases
+// that have three letters or more. Passages are scored by substring, so
+// stop words are left out even when they are all there is.
 func terms(phrases ...string) []string {
 	var out []string
-	for _, p := range phrases {
-		for w := range strings.FieldsFuncSeq(strings.ToLower(p), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			if len([]rune(w)) >= 3 && !slices.Contains(out, w) && !stopWords[w] {
-				out = append(out, w)
-			}
+	for _, w := range textmatch.SearchWords(strings.Join(phrases, " ")) {
+		if utf8.RuneCountInString(w) >= 3 && !textmatch.StopWord(w) {
+			out = append(out, w)
 		}
 	}
 	return out
-}
-
-// stopWords are words too common in contracts to say anything about a passage.
-var stopWords = map[string]bool{
-	"the": true, "and": true, "for": true, "with": true, "shall": true, "this": true, "that": true, "any": true,
-	"agreement": true, "party": true, "parties": true, "not": true, "are": true, "from": true, "such": true,
 }
 
 // score counts how many of the terms occur in the passage (each once).

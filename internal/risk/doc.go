@@ -2,8 +2,9 @@
 // hallucinated. The pipeline's stages pass typed values to one another:
 //
 //	rule generator (first 5,000 characters → contract type and RuleSet)
-//	→ risk analyst (text or chunks + rules, tools statute_search and a
-//	  clause_search scoped to the contract → Analysis)
+//	→ risk analyst (text or chunks + rules → Analysis, on the agent's tool
+//	  loop with clause_search and get_contract scoped to the contract and
+//	  statute_search and get_statute to the review's jurisdiction)
 //	→ senior reviewer (approve | feedback → the analyst revises | rewrite,
 //	  at most MaxIterations rounds, plus a deterministic re-check of every
 //	  citation and clause quote)
@@ -12,8 +13,11 @@
 //	  statute during this run and its quote is in the statute's text).
 //
 // Batch mode replaces the analyst and reviewer with a per-chunk triage,
-// retrieval and analysis fan-out. Every model call asks for JSON validated
-// against a schema derived from the stage's Go type. Run returns a Report,
+// retrieval and analysis fan-out; each passage comes with its statutes and
+// takes the analyst's path without tools. Every stage's reply is JSON
+// validated against a schema derived from its Go type (the analyst's tool
+// loop sends none, and a final reply that does not fit gets one
+// schema-enforced call). Run returns a Report,
 // partial (and saying why) when a model call fails or the review does not
 // converge; WriteJSON, WriteMarkdown and WriteHTML render it.
 package risk

@@ -9,16 +9,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/contractgraph/contractgraph/internal/agent"
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/textmatch"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
 // Defaults for Input's bounds.
 const (
 	DefaultMaxIterations   = 2
-	DefaultMaxSteps        = 8
+	DefaultMaxSteps        = agent.DefaultMaxSteps
 	DefaultConcurrency     = 4
 	DefaultMaxContextBytes = 48 << 10
 	// RuleExcerptChars is how much of the contract the rule generator reads.
@@ -42,8 +44,12 @@ type Deps struct {
 	// Embedder, when set, makes statute_search hybrid (BM25 fused with
 	// vector similarity) on a store that keeps statute embeddings.
 	Embedder llm.Embedder
-	Log      *slog.Logger     // nil: discard
-	Now      func() time.Time // nil: time.Now
+	// Schemas is how the analyst's tools are described to Model: compact
+	// for a small local model, as for the agent (cmd resolves
+	// --tool-schemas for both).
+	Schemas tools.Schemas
+	Log     *slog.Logger     // nil: discard
+	Now     func() time.Time // nil: time.Now
 }
 
 // Input is one review to run.
@@ -54,16 +60,10 @@ type Input struct {
 	Batch        bool               // per-passage fan-out without the review loop
 
 	MaxIterations   int // review rounds; 0 = DefaultMaxIterations
-	MaxSteps        int // analyst model calls per round; 0 = DefaultMaxSteps
+	MaxSteps        int // analyst model calls per round (agent.Agent.MaxSteps); 0 = DefaultMaxSteps
 	Concurrency     int // batch fan-out; 0 = DefaultConcurrency
 	MaxContextBytes int // longer texts are sent as selected passages; 0 = DefaultMaxContextBytes
 }
-
-// Errors that end a stage early; the report says which.
-var (
-	// ErrMaxSteps means the analyst used all its model calls without answering.
-	ErrMaxSteps = errors.New("analyst reached its step limit without a final answer")
-)
 
 // run is the state of one review.
 type run struct {
@@ -73,6 +73,7 @@ type run struct {
 	progress func(Progress)
 	check    *checker
 	statutes *tools.StatuteTools // nil when no statute can be cited
+	tools    *reviewTools        // the analyst's
 	passages []passage
 
 	mu       sync.Mutex
@@ -278,7 +279,7 @@ func (r *run) noteProposed(items []Item) {
 	}
 	for _, it := range items {
 		for _, c := range it.Citations {
-			r.proposed[it.RuleID+"\x00"+foldQuote(it.ClauseQuote)+"\x00"+c.StatuteID+"\x00"+foldQuote(c.Quote)] = true
+			r.proposed[it.RuleID+"\x00"+textmatch.Fold(it.ClauseQuote)+"\x00"+c.StatuteID+"\x00"+textmatch.Fold(c.Quote)] = true
 		}
 	}
 }

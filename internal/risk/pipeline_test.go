@@ -19,6 +19,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/llm/llmtest"
+	"github.com/contractgraph/contractgraph/internal/textmatch"
 )
 
 // testContract is a small distribution agreement; its clauses are quoted
@@ -144,14 +145,14 @@ func checkCitations(t *testing.T, rep *Report, store graph.StatuteStore) {
 				t.Errorf("item %d cites %s: %v", it.Number, c.StatuteID, err)
 				continue
 			}
-			if f := fold(st.Text); !f.contains(c.Quote) {
+			if _, ok := findQuote(textmatch.New(st.Text), c.Quote, 0); !ok {
 				t.Errorf("item %d: quote %q is not in %s", it.Number, c.Quote, c.StatuteID)
 			}
 			if c.URL != st.URL || c.URL == "" {
 				t.Errorf("item %d: citation url %q, statute url %q", it.Number, c.URL, st.URL)
 			}
 		}
-		if got := testContract[it.ClauseStart:it.ClauseEnd]; foldQuote(got) != foldQuote(it.ClauseQuote) {
+		if got := testContract[it.ClauseStart:it.ClauseEnd]; !textmatch.Equal(got, it.ClauseQuote) {
 			t.Errorf("item %d: span %d..%d holds %q, not the clause quote", it.Number, it.ClauseStart, it.ClauseEnd, got)
 		}
 	}
@@ -709,9 +710,9 @@ func TestAnalystProseAnswerIsRetriedWithTheSchema(t *testing.T) {
 		t.Fatalf("partial=%v items=%+v notices=%q", rep.Partial, rep.Items, rep.Notices)
 	}
 	reqs := model.Requests()
-	for _, i := range []int{1, 2} { // the tool loop: tools, no schema
-		if reqs[i].ResponseFormat != nil || len(reqs[i].Tools) != 2 {
-			t.Errorf("analyst request %d: response format %v, %d tools; want none and 2", i, reqs[i].ResponseFormat, len(reqs[i].Tools))
+	for _, i := range []int{1, 2} { // the tool loop: the review's tools, no schema
+		if reqs[i].ResponseFormat != nil || len(reqs[i].Tools) != len(reviewToolNames) {
+			t.Errorf("analyst request %d: response format %v, %d tools; want none and %d", i, reqs[i].ResponseFormat, len(reqs[i].Tools), len(reviewToolNames))
 		}
 	}
 	retry := reqs[3] // the schema-enforced retry: schema, no tools

@@ -10,6 +10,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/statute"
+	"github.com/contractgraph/contractgraph/internal/textmatch"
 )
 
 // checker holds the deterministic checks the reviewer and the final gate
@@ -17,7 +18,7 @@ import (
 // statute store and against the statutes statute_search returned in this
 // run. It is safe for concurrent use.
 type checker struct {
-	text     folded
+	text     *textmatch.Text
 	statutes graph.StatuteStore // nil when there is none
 
 	mu       sync.Mutex
@@ -27,11 +28,11 @@ type checker struct {
 
 type resolved struct {
 	st   contract.Statute
-	text folded
+	text *textmatch.Text
 }
 
 func newChecker(text string, statutes graph.StatuteStore) *checker {
-	return &checker{text: fold(text), statutes: statutes, cache: map[string]*resolved{}, returned: map[string]bool{}}
+	return &checker{text: textmatch.New(text), statutes: statutes, cache: map[string]*resolved{}, returned: map[string]bool{}}
 }
 
 // noteReturned records statute ids that statute_search returned.
@@ -81,7 +82,7 @@ func (c *checker) statute(ctx context.Context, id string) (*resolved, error) {
 		return nil, err
 	}
 	if st != nil {
-		r = &resolved{st: *st, text: fold(st.Text)}
+		r = &resolved{st: *st, text: textmatch.New(st.Text)}
 	}
 	c.mu.Lock()
 	c.cache[id] = r
@@ -98,14 +99,15 @@ const (
 	reasonNoStore       = "no statute store: citation could not be checked"
 )
 
-// fixClause locates the item's clause quote in the contract, correcting
-// its offsets; it returns false when the quote is not there.
+// fixClause locates the item's clause quote in the contract (the
+// occurrence nearest the offset the model gave), correcting its offsets; it
+// returns false when the quote is not there.
 func (c *checker) fixClause(it *Item) bool {
-	start, end, ok := c.text.locate(it.ClauseQuote, it.ClauseStart)
+	s, ok := findQuote(c.text, it.ClauseQuote, it.ClauseStart)
 	if !ok {
 		return false
 	}
-	it.ClauseStart, it.ClauseEnd = start, end
+	it.ClauseStart, it.ClauseEnd = s.Start, s.End
 	return true
 }
 
@@ -122,7 +124,7 @@ func (c *checker) citationProblem(ctx context.Context, cit Citation) (string, *r
 	if r == nil {
 		return reasonNotFound, nil, nil
 	}
-	if !r.text.contains(cit.Quote) {
+	if _, ok := findQuote(r.text, cit.Quote, 0); !ok {
 		return reasonQuoteMissing, r, nil
 	}
 	return "", r, nil

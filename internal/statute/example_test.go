@@ -9,14 +9,14 @@ import (
 
 func ExampleParseJSONL() {
 	in := `{"id":"/uk/ukpga/1996/23/s9","jurisdiction":"uk","code":"Arbitration Act 1996","number":"9","text":"A party to an arbitration agreement may apply to stay proceedings."}`
-	sts, err := statute.ParseJSONL("laws.jsonl", strings.NewReader(in))
+	sts, err := statute.ParseJSONL("laws.jsonl", strings.NewReader(in), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(sts[0].ID, "—", statute.Cite(&sts[0]))
 
-	_, err = statute.ParseJSONL("bad.jsonl", strings.NewReader(`{"id":"x","jurisdiction":"uk","txt":"typo"}`))
+	_, err = statute.ParseJSONL("bad.jsonl", strings.NewReader(`{"id":"x","jurisdiction":"uk","txt":"typo"}`), nil)
 	fmt.Println(err)
 	// Output:
 	// /uk/ukpga/1996/23/s9 — Arbitration Act 1996 9

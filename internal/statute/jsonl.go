@@ -7,14 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 
+	"github.com/contractgraph/contractgraph/internal/bounded"
 	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/jsonmsg"
 )
 
-// maxJSONLLine bounds one JSON Lines record.
-const maxJSONLLine = 16 << 20
+// MaxRecordBytes bounds one JSON Lines record (a statute with its text);
+// a longer line fails alone.
+const MaxRecordBytes = 16 << 20
 
 // jsonlRecord is one line of the generic statute format.
 type jsonlRecord struct {
@@ -28,112 +31,129 @@ type jsonlRecord struct {
 }
 
 // ParseJSONL reads the generic statute format: one JSON object per line with
-// the fields id, jurisdiction, code, number, heading, text and url. id,
-// jurisdiction and text are required; url, when present, must be an absolute
-// http(s) URL. Blank lines are skipped; unknown fields are errors, so a
-// misspelt field is not silently dropped. file names the input in errors.
-func ParseJSONL(file string, r io.Reader) ([]contract.Statute, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxJSONLLine)
+// the fields id, jurisdiction, code, number, heading, text and url. Each
+// record must pass graph.PrepareStatute, the rules every statute store
+// applies: id, jurisdiction and text are required; url, when present, must
+// be an absolute http(s) URL. Blank lines are skipped; unknown fields are
+// errors, so a misspelt field is not silently dropped; a second record of
+// an id is an error naming the first's line. file names the input in
+// errors.
+//
+// With bad set, a bad record (malformed, invalid, a duplicate id, over
+// MaxRecordBytes) fails alone: bad is called with its *ParseError and the
+// other lines are read. With bad nil, the first bad record is the error.
+// The error is otherwise for the file as a whole: unreadable, or without a
+// single valid record.
+func ParseJSONL(file string, r io.Reader, bad func(error)) ([]contract.Statute, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
 	var out []contract.Statute
 	seen := map[string]int{}
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if line == 1 {
-			raw = bytes.TrimPrefix(raw, utf8BOM)
+	failed := 0
+	for line := 1; ; line++ {
+		raw, size, rerr := bounded.Line(br, MaxRecordBytes)
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return nil, &ParseError{File: file, Record: fmt.Sprintf("line %d", line), Err: rerr}
 		}
-		if len(raw) == 0 {
-			continue
-		}
-		rec := fmt.Sprintf("line %d", line)
-		var r jsonlRecord
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&r); err != nil {
-			return nil, jsonFieldError(file, rec, err)
-		}
-		if dec.More() {
-			return nil, &ParseError{File: file, Record: rec, Err: errors.New("more than one JSON value on the line")}
-		}
-		st, err := r.statute()
-		if err != nil {
-			var pe *ParseError
-			if errors.As(err, &pe) {
-				pe.File, pe.Record = file, rec
-			}
+		st, err := parseJSONLLine(file, line, raw, size, seen)
+		switch {
+		case err != nil && bad == nil:
 			return nil, err
+		case err != nil:
+			failed++
+			bad(err)
+		case st != nil:
+			seen[st.ID] = line
+			out = append(out, *st)
 		}
-		if prev, ok := seen[st.ID]; ok {
-			return nil, &ParseError{File: file, Record: rec, Field: "id", Err: fmt.Errorf("duplicate id %q (first on line %d)", st.ID, prev)}
+		if rerr != nil {
+			break
 		}
-		seen[st.ID] = line
-		out = append(out, st)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &ParseError{File: file, Record: fmt.Sprintf("line %d", line+1), Err: err}
 	}
 	if len(out) == 0 {
+		if failed > 0 {
+			return nil, &ParseError{File: file, Err: fmt.Errorf("no valid statute records (%d bad)", failed)}
+		}
 		return nil, &ParseError{File: file, Err: errors.New("no statute records")}
 	}
 	return out, nil
 }
 
+// parseJSONLLine reads one line: nil and no error for a blank one.
+func parseJSONLLine(file string, line int, raw []byte, size int64, seen map[string]int) (*contract.Statute, error) {
+	rec := fmt.Sprintf("line %d", line)
+	if raw == nil && size > 0 {
+		return nil, &ParseError{File: file, Record: rec,
+			Err: fmt.Errorf("the record is %d bytes, over the limit of %d MiB per record; skipped", size, MaxRecordBytes>>20)}
+	}
+	raw = bytes.TrimSpace(raw)
+	if line == 1 {
+		raw = bytes.TrimPrefix(raw, utf8BOM)
+	}
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var r jsonlRecord
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, jsonFieldError(file, rec, err)
+	}
+	if dec.More() {
+		return nil, &ParseError{File: file, Record: rec, Err: errors.New("more than one JSON value on the line")}
+	}
+	st, err := r.statute()
+	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			pe.File, pe.Record = file, rec
+		}
+		return nil, err
+	}
+	if prev, ok := seen[st.ID]; ok {
+		return nil, &ParseError{File: file, Record: rec, Field: "id", Err: fmt.Errorf("duplicate id %q (first on line %d)", st.ID, prev)}
+	}
+	return &st, nil
+}
+
 func (r *jsonlRecord) statute() (contract.Statute, error) {
-	st := contract.Statute{
+	st, _, err := graph.PrepareStatute(contract.Statute{
 		ID:           strings.TrimSpace(r.ID),
-		Jurisdiction: strings.ToLower(strings.TrimSpace(r.Jurisdiction)),
+		Jurisdiction: r.Jurisdiction,
 		Code:         collapseSpace(r.Code),
-		Number:       strings.TrimSpace(r.Number),
+		Number:       r.Number,
 		Heading:      collapseSpace(r.Heading),
 		Text:         plainLines(strings.ReplaceAll(r.Text, "\r", "")),
-		URL:          strings.TrimSpace(r.URL),
-	}
-	if err := Validate(&st); err != nil {
-		return contract.Statute{}, err
-	}
-	return st, nil
+		URL:          r.URL,
+	})
+	return st, fieldError(err)
 }
 
-// Validate checks the fields every stored statute must satisfy. Its errors
-// are *ParseError values naming the field (without file or record).
+// Validate checks st against the rules every statute store applies
+// (graph.PrepareStatute). Its errors are *ParseError values naming the
+// field (without file or record).
 func Validate(st *contract.Statute) error {
-	switch {
-	case st.ID == "":
-		return &ParseError{Field: "id", Err: errors.New("missing")}
-	case strings.ContainsFunc(st.ID, isSpace):
-		return &ParseError{Field: "id", Err: fmt.Errorf("%q contains white space", st.ID)}
-	case len(st.ID) > 200:
-		return &ParseError{Field: "id", Err: errors.New("longer than 200 bytes")}
-	case st.Jurisdiction == "":
-		return &ParseError{Field: "jurisdiction", Err: errors.New("missing")}
-	case strings.ContainsFunc(st.Jurisdiction, isSpace):
-		return &ParseError{Field: "jurisdiction", Err: fmt.Errorf("%q contains white space", st.Jurisdiction)}
-	case strings.TrimSpace(st.Text) == "":
-		return &ParseError{Field: "text", Err: errors.New("missing")}
-	}
-	if st.URL != "" {
-		u, err := url.Parse(st.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return &ParseError{Field: "url", Err: fmt.Errorf("%q is not an absolute http(s) URL", st.URL)}
-		}
-	}
-	return nil
+	_, _, err := graph.PrepareStatute(*st)
+	return fieldError(err)
 }
 
-func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
+// fieldError turns a *graph.StatuteFieldError into a *ParseError naming
+// the field.
+func fieldError(err error) error {
+	var fe *graph.StatuteFieldError
+	if errors.As(err, &fe) {
+		return &ParseError{Field: fe.Field, Err: errors.New(fe.Reason)}
+	}
+	return err
+}
 
 // jsonFieldError turns a decoding error into a ParseError naming the field
-// when the decoder knows it.
+// when the decoder knows it, in JSON's terms rather than Go's.
 func jsonFieldError(file, rec string, err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return &ParseError{File: file, Record: rec, Field: te.Field, Err: fmt.Errorf("want a %s, got JSON %s", te.Type, te.Value)}
-	}
-	const unknown = "json: unknown field "
-	if msg := err.Error(); strings.HasPrefix(msg, unknown) {
-		return &ParseError{File: file, Record: rec, Field: strings.Trim(strings.TrimPrefix(msg, unknown), `"`), Err: errors.New("unknown field")}
+	if field, msg, ok := jsonmsg.Describe(err); ok {
+		return &ParseError{File: file, Record: rec, Field: field, Err: errors.New(msg)}
 	}
 	return &ParseError{File: file, Record: rec, Err: fmt.Errorf("malformed JSON: %w", err)}
 }

@@ -1,6 +1,7 @@
 package statute
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/text/encoding/unicode"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 )
@@ -23,9 +26,17 @@ const (
 	FormatJSONL Format = "jsonl"  // generic {id, jurisdiction, code, number, heading, text, url} lines
 )
 
-// MaxFileSize bounds one statute file (the largest US Code titles are
-// around 100 MB of XML).
+// MaxFileSize bounds a statute file read whole, as MOJ law JSON is (one
+// JSON object per law); USLM XML and JSON Lines are streamed and have no
+// limit on the file, only on each JSON Lines record (MaxRecordBytes).
 const MaxFileSize = 256 << 20
+
+// MaxRecordErrors is how many bad records of one file a FileResult keeps;
+// the rest are counted.
+const MaxRecordErrors = 100
+
+// detectPeek is how many leading bytes Detect is given.
+const detectPeek = 64 << 10
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
@@ -33,26 +44,43 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // supported formats.
 var ErrUnknownFormat = errors.New("unrecognised statute format (want USLM XML, MOJ law JSON or JSON Lines)")
 
-// Detect tells the format of a statute file from its content: XML is USLM, a
-// JSON object with LawArticles, EngLawArticles or Laws is MOJ law JSON, and
-// any other JSON object starts a JSON Lines file.
-func Detect(data []byte) (Format, error) {
-	data = bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")
-	if len(data) == 0 {
+// Detect tells the format of a statute file from its first bytes (Load
+// gives it the first 64 KiB): XML is USLM; a JSON object whose first line
+// is the whole object is JSON Lines unless it has LawArticles,
+// EngLawArticles or Laws, which make MOJ law JSON; a JSON object written
+// over several lines is MOJ law JSON when it names MOJ fields (LawName,
+// LawLevel, LawArticles, ...) and JSON Lines whose first line is broken
+// when a later line is a whole object.
+func Detect(head []byte) (Format, error) {
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
+	if len(head) == 0 {
 		return "", errors.New("empty file")
 	}
-	switch data[0] {
+	switch head[0] {
 	case '<':
 		return FormatUSLM, nil
 	case '{':
-		var keys map[string]json.RawMessage
-		if err := json.NewDecoder(bytes.NewReader(data)).Decode(&keys); err != nil {
-			return "", fmt.Errorf("malformed JSON: %w", err)
+		lines := bytes.Split(head, []byte("\n"))
+		first := bytes.TrimSpace(lines[0])
+		if json.Valid(first) {
+			var keys map[string]json.RawMessage
+			if json.Unmarshal(first, &keys) == nil && looksLikeMOJ(keys) {
+				return FormatMOJ, nil
+			}
+			return FormatJSONL, nil
 		}
-		if looksLikeMOJ(keys) {
-			return FormatMOJ, nil
+		for _, k := range []string{`"LawArticles"`, `"EngLawArticles"`, `"Laws"`, `"LawName"`, `"LawLevel"`, `"EngLawName"`} {
+			if bytes.Contains(head, []byte(k)) {
+				return FormatMOJ, nil
+			}
 		}
-		return FormatJSONL, nil
+		// A line cut off by the peek is not valid JSON, so only whole lines count.
+		for _, l := range lines[1:] {
+			if l = bytes.TrimSpace(l); len(l) > 0 && l[0] == '{' && json.Valid(l) {
+				return FormatJSONL, nil
+			}
+		}
+		return "", errors.New("malformed JSON: the first line is not a whole JSON object (JSON Lines) and no MOJ law fields follow")
 	}
 	return "", ErrUnknownFormat
 }
@@ -70,6 +98,11 @@ type FileResult struct {
 	// Warnings are problems that did not stop the file, such as an
 	// other-language sibling that could not be joined.
 	Warnings []string
+	// Bad are the first MaxRecordErrors records that failed alone (each a
+	// *ParseError naming its line); BadCount counts all of them. The file's
+	// other records are in Count.
+	Bad      []error
+	BadCount int
 	Err      error // nil on success; the file contributed nothing otherwise
 }
 
@@ -95,28 +128,12 @@ func Load(paths []string) ([]contract.Statute, []FileResult) {
 	}
 	for i, p := range paths {
 		results[i].File = p
-		data, err := readLimited(p)
-		if err != nil {
-			results[i].Err = err
+		var laws []MOJLaw
+		perFile[i], laws, results[i].Err = loadFile(p, &results[i])
+		if results[i].Err != nil {
 			continue
 		}
-		format, err := Detect(data)
-		if err != nil {
-			results[i].Err = &ParseError{File: p, Err: err}
-			continue
-		}
-		results[i].Format = format
-		switch format {
-		case FormatUSLM:
-			perFile[i], results[i].Err = ParseUSLM(p, bytes.NewReader(data))
-		case FormatJSONL:
-			perFile[i], results[i].Err = ParseJSONL(p, bytes.NewReader(data))
-		case FormatMOJ:
-			laws, err := ParseMOJ(p, data)
-			if err != nil {
-				results[i].Err = err
-				continue
-			}
+		if results[i].Format == FormatMOJ {
 			for _, law := range laws {
 				if _, ok := mojByPCode[law.PCode]; !ok {
 					pcodes = append(pcodes, law.PCode)
@@ -250,6 +267,50 @@ func mojSibling(p string) string {
 		return filepath.Join(parent, "ch", base)
 	}
 	return ""
+}
+
+// loadFile reads one file, streaming it unless it is MOJ law JSON: the
+// format is told from the first bytes. It sets r's Format and, for JSON
+// Lines, its bad records.
+func loadFile(p string, r *FileResult) ([]contract.Statute, []MOJLaw, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, nil, &ParseError{File: p, Err: err}
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, detectPeek)
+	head, err := br.Peek(detectPeek)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, nil, &ParseError{File: p, Err: err}
+	}
+	format, err := Detect(head)
+	if err != nil {
+		return nil, nil, &ParseError{File: p, Err: err}
+	}
+	r.Format = format
+	switch format {
+	case FormatUSLM:
+		// Invalid UTF-8, which encoding/xml refuses, becomes U+FFFD as it
+		// does on every other path into the store.
+		sts, err := ParseUSLM(p, unicode.UTF8.NewDecoder().Reader(br))
+		return sts, nil, err
+	case FormatJSONL:
+		sts, err := ParseJSONL(p, br, func(err error) {
+			if r.BadCount++; len(r.Bad) < MaxRecordErrors {
+				r.Bad = append(r.Bad, err)
+			}
+		})
+		return sts, nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(br, MaxFileSize+1))
+	if err != nil {
+		return nil, nil, &ParseError{File: p, Err: err}
+	}
+	if len(data) > MaxFileSize {
+		return nil, nil, &ParseError{File: p, Err: fmt.Errorf("larger than %d MiB, the limit for a law JSON file", MaxFileSize>>20)}
+	}
+	laws, err := ParseMOJ(p, data)
+	return nil, laws, err
 }
 
 // readLimited reads a whole file, refusing files over MaxFileSize.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/jsonmsg"
 )
 
 // MOJLaw is one law read from a Taiwan Ministry of Justice open-data file
@@ -67,6 +68,9 @@ var (
 func ParseMOJ(file string, data []byte) ([]MOJLaw, error) {
 	var f mojFile
 	if err := json.Unmarshal(data, &f); err != nil {
+		if field, msg, ok := jsonmsg.Describe(err); ok {
+			return nil, &ParseError{File: file, Field: field, Err: errors.New(msg)}
+		}
 		return nil, &ParseError{File: file, Err: fmt.Errorf("malformed JSON: %w", err)}
 	}
 	if f.Laws == nil {

@@ -193,3 +193,18 @@ func FuzzParseUSLM(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadUSLMInvalidUTF8: a stray byte in a USLM file becomes U+FFFD, as on
+// every other path into the store, instead of failing the whole title as
+// malformed XML.
+func TestLoadUSLMInvalidUTF8(t *testing.T) {
+	doc := uslmHead + `<section identifier="/us/usc/t99/s1"><num value="1">§ 1.</num><heading>Caf` + "\xe9" + `</heading><content><p>The law.</p></content></section></title></main></uscDoc>`
+	p := filepath.Join(t.TempDir(), "t99.xml")
+	if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sts, results := Load([]string{p})
+	if results[0].Err != nil || len(sts) != 1 || sts[0].Heading != "Caf\uFFFD" {
+		t.Fatalf("Load: %v, %+v", results[0].Err, sts)
+	}
+}
