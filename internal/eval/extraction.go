@@ -24,11 +24,11 @@ import (
 // in the contract schema: effective_date.
 const (
 	FieldParties       = "parties"
-	FieldEffectiveDate = "effective_date"
-	FieldEndDate       = "end_date"
+	FieldEffectiveDate = contract.FieldEffectiveDate
+	FieldEndDate       = contract.FieldEndDate
 	FieldGoverningLaw  = "governing_law"
-	FieldRenewalTerm   = "renewal_term"
-	FieldNoticePeriod  = "notice_period"
+	FieldRenewalTerm   = contract.FieldRenewalTerm
+	FieldNoticePeriod  = contract.FieldNoticePeriod
 )
 
 // ScoredFields lists the scored fields in report order.
@@ -162,13 +162,27 @@ func excludedFields(c *contract.Contract, warnings []error) map[string]string {
 		}
 		out[field] = fmt.Sprintf("%s: %v", re.Field, re.Err)
 	}
-	if c.RenewalTerm == "perpetual" {
+	if c.RenewalTerm == "perpetual" || perpetualRenewal(c) {
 		out[FieldRenewalTerm] = "the renewal is perpetual: no duration to compare"
 	}
 	if len(out) == 0 {
 		return nil
 	}
 	return out
+}
+
+// perpetualRenewal reports a renewal clause that CUAD's importer read as
+// evergreen: it has no renewal term to compare.
+func perpetualRenewal(c *contract.Contract) bool {
+	if c.RenewalKind != contract.RenewalEvergreen || c.RenewalTerm != "" {
+		return false
+	}
+	for _, cl := range c.Clauses {
+		if cl.Type == "Renewal Term" {
+			return true
+		}
+	}
+	return false
 }
 
 // goldValue is a single-valued field of c as text ("" when absent).

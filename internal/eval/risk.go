@@ -10,6 +10,7 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/risk"
+	"github.com/contractgraph/contractgraph/internal/textmatch"
 )
 
 // ReasonCount is how often one reason was given.
@@ -102,14 +103,14 @@ func TallyRisk(rep *risk.Report) RiskTally {
 	return t
 }
 
-// quoteAt reports whether text[start:end] is quote, ignoring case and runs
-// of white space.
+// quoteAt reports whether text[start:end] holds quote, as textmatch.Equal
+// decides: the span a quote was matched to through curly quotes or
+// line-end hyphenation counts as verified.
 func quoteAt(text, quote string, start, end int) bool {
 	if start < 0 || start >= end || end > len(text) {
 		return false
 	}
-	squash := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
-	return squash(text[start:end]) == squash(quote)
+	return textmatch.Equal(text[start:end], quote)
 }
 
 // RiskContract is one contract's review.

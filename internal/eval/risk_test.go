@@ -55,6 +55,39 @@ func TestTallyRisk(t *testing.T) {
 	}
 }
 
+// TestQuoteAt checks that a clause quote counts as verified when the
+// contract holds it at its offsets as the risk gate's matcher (textmatch)
+// finds it, curly quotes and line-end hyphenation included.
+func TestQuoteAt(t *testing.T) {
+	text := "5. Term. The \u201cTerm\u201d ends on termi-\nnation of the Licensor\u2019s rights.\n6. Notices."
+	span := func(words string) (int, int) {
+		i := strings.Index(text, words)
+		if i < 0 {
+			t.Fatalf("%q is not in the text", words)
+		}
+		return i, i + len(words)
+	}
+	start, end := span("The \u201cTerm\u201d ends on termi-\nnation of the Licensor\u2019s rights.")
+	for _, tc := range []struct {
+		name       string
+		quote      string
+		start, end int
+		want       bool
+	}{
+		{"verbatim", "The \u201cTerm\u201d ends on termi-\nnation of the Licensor\u2019s rights.", start, end, true},
+		{"straight quotes, hyphenation undone", `The "Term" ends on termination of the Licensor's rights.`, start, end, true},
+		{"case and white space", "the \"term\"  ENDS on termination\nof the licensor's rights.", start, end, true},
+		{"other words", `The "Term" ends on expiry of the Licensor's rights.`, start, end, false},
+		{"offsets elsewhere", `The "Term" ends on termination of the Licensor's rights.`, 0, 8, false},
+		{"offsets past the text", "Notices.", len(text) - 8, len(text) + 1, false},
+		{"empty span", "", start, start, false},
+	} {
+		if got := quoteAt(text, tc.quote, tc.start, tc.end); got != tc.want {
+			t.Errorf("%s: quoteAt(%q, %d, %d) = %v, want %v", tc.name, tc.quote, tc.start, tc.end, got, tc.want)
+		}
+	}
+}
+
 const (
 	riskText = "DISTRIBUTION AGREEMENT\n\n1. Disputes. Any dispute arising under this Agreement shall be finally settled by binding arbitration in Geneva, and the parties waive any right to go to court.\n\n" +
 		"2. Term. This Agreement runs for two years from the effective date and renews for one year unless a party gives notice.\n"

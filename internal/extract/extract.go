@@ -11,12 +11,17 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/textmatch"
 )
 
 // Defaults for Options.
 const (
 	DefaultContextTokens   = 100_000
 	DefaultMaxOutputTokens = 8_192
+	// DefaultMaxCalls is the default MaxCalls: room for a 4 MiB text
+	// (ingest's default limit) in parts of a local model's context, two
+	// calls each, with repairs.
+	DefaultMaxCalls = 100
 	// LocalContextTokens is the context window to assume for a model on a
 	// local server (llama.cpp's -c 32768, Ollama's larger models).
 	LocalContextTokens = 32_768
@@ -62,6 +67,12 @@ type Options struct {
 	// not started when its estimated prompt and MaxOutputTokens would go
 	// past it. 0 means no budget.
 	BudgetTokens int
+	// MaxCalls bounds the model calls of one document, repairs and
+	// follow-ups included. A document that needs more than that for its
+	// parts alone fails before any call; once the calls are spent, no
+	// optional call starts and a part's first call fails the document.
+	// 0 means DefaultMaxCalls.
+	MaxCalls int
 	// Seed, when set, is sent with every call for reproducible sampling;
 	// the temperature is always 0.
 	Seed *int64
@@ -97,6 +108,9 @@ func New(model llm.Model, opts Options) (*Extractor, error) {
 	if opts.MaxOutputTokens <= 0 {
 		opts.MaxOutputTokens = DefaultMaxOutputTokens
 	}
+	if opts.MaxCalls <= 0 {
+		opts.MaxCalls = DefaultMaxCalls
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -129,7 +143,7 @@ type Result struct {
 // extraction.
 func (e *Extractor) Extract(ctx context.Context, id, text string) (*Result, error) {
 	d := &doc{
-		e: e, id: id, text: text, loc: NewLocator(text),
+		e: e, id: id, text: text,
 		log: e.log.With("contract", id), res: &Result{},
 	}
 	if e.opts.Budget > 0 {
@@ -145,6 +159,15 @@ func (e *Extractor) Extract(ctx context.Context, id, text string) (*Result, erro
 	}
 	parts := splitBudget(text, budget)
 	d.res.Parts = len(parts)
+	need := len(parts)
+	if e.opts.Clauses == ClausesSeparate {
+		need *= 2
+	}
+	if need > e.opts.MaxCalls {
+		return d.res, fmt.Errorf("%w: the document's %d bytes of text need %d parts of the %d-token context, at least %d model calls, over the limit of %d per document",
+			ErrTooManyCalls, len(text), len(parts), e.opts.ContextTokens, need, e.opts.MaxCalls)
+	}
+	d.loc = NewLocator(text)
 	var xs []*Extraction
 	for i, p := range parts {
 		x, err := d.part(ctx, text[p.start:p.end], i+1, len(parts))
@@ -211,8 +234,7 @@ type reply struct {
 
 // truncated reports whether the reply stopped at its token limit.
 func (r reply) truncated(err error) bool {
-	switch strings.ToLower(r.finish) {
-	case "length", "max_tokens", llm.FinishRepetition:
+	if llm.AtTokenLimit(r.finish) || r.finish == llm.FinishRepetition {
 		return true
 	}
 	return err != nil && strings.Contains(err.Error(), "unexpected end of JSON input")
@@ -253,6 +275,10 @@ var taskReplyTokens = map[string]int{
 	taskAll:     512 + 14*100 + MaxParties*100 + MaxClauses*200,
 }
 
+// ErrTooManyCalls is wrapped by the error of a document whose extraction
+// would need more model calls than Options.MaxCalls.
+var ErrTooManyCalls = errors.New("too many model calls")
+
 // errBudget marks an optional call the budget stopped.
 var errBudget = errors.New("budget spent")
 
@@ -270,6 +296,13 @@ func (d *doc) run(ctx context.Context, c call) (reply, error) {
 	}
 	if c.maxTokens > 0 {
 		req.MaxTokens = min(req.MaxTokens, c.maxTokens)
+	}
+	if d.res.Calls >= d.e.opts.MaxCalls {
+		why := fmt.Sprintf("the document's limit of %d model calls was reached", d.e.opts.MaxCalls)
+		if c.optional {
+			return reply{}, fmt.Errorf("%w: %s", errBudget, why)
+		}
+		return reply{}, fmt.Errorf("%w: %s", ErrTooManyCalls, why)
 	}
 	callCtx := ctx
 	if c.optional {
@@ -386,7 +419,7 @@ func (d *doc) part(ctx context.Context, text string, n, total int) (*Extraction,
 		if err != nil {
 			return nil, err
 		}
-		c.msgs = append(slicesClip(msgs), llm.Message{Role: llm.RoleAssistant, Content: r.text}, llm.Message{Role: llm.RoleUser, Content: repair})
+		c.msgs = append(slicesClip(msgs), llm.Message{Role: llm.RoleAssistant, Content: llm.ClipForRepair(r.text)}, llm.Message{Role: llm.RoleUser, Content: repair})
 		c.step, c.optional = "repair", true
 		r2, rerr := d.run(ctx, c)
 		var fixed Extraction
@@ -549,7 +582,7 @@ func degenerate(cs []ClauseValue) bool {
 func repeatedTexts(cs []ClauseValue) map[string]bool {
 	types := map[string]map[string]bool{}
 	for _, c := range cs {
-		f, _ := fold(strings.TrimSpace(c.Text))
+		f := textmatch.Fold(c.Text)
 		if f == "" {
 			continue
 		}
@@ -574,7 +607,7 @@ func (d *doc) capLists(x *Extraction, where string) {
 		kept := x.Clauses[:0:0]
 		dropped := 0
 		for _, c := range x.Clauses {
-			if f, _ := fold(strings.TrimSpace(c.Text)); rep[f] {
+			if rep[textmatch.Fold(c.Text)] {
 				dropped++
 				continue
 			}

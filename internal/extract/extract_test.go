@@ -2,8 +2,11 @@ package extract_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,7 +39,8 @@ func good() extract.Extraction {
 		EffectiveDate: extract.Value{Value: "March 1, 2019", Evidence: "entered into as of March 1, 2019"},
 		Duration:      extract.Value{Value: "P2Y", Evidence: "shall continue for a period of two (2) years from the Effective Date"},
 		RenewalTerm:   extract.Value{Value: "P1Y", Evidence: "shall renew automatically for successive one (1) year terms"},
-		NoticePeriod:  extract.Value{Value: "P90D", Evidence: "ninety (90) days' written notice of non-renewal"},
+		NoticePeriod:  extract.Value{Value: "ninety (90) days", Evidence: "ninety (90) days' written notice of non-renewal"},
+		RenewalKind:   extract.Value{Value: "automatic", Evidence: "shall renew automatically for successive one (1) year terms unless either party gives ninety (90) days' written notice of non-renewal"},
 		TotalAmount:   extract.Value{Value: "250000", Evidence: "a total of $250,000"},
 		Currency:      extract.Value{Value: "USD", Evidence: "$250,000"},
 		Scope:         extract.Value{Value: "Supply of Products.", Evidence: "for the Products"},
@@ -87,7 +91,7 @@ func TestExtractThroughOpenAIServer(t *testing.T) {
 		Summary:       "Acme Widgets supplies products to Beta Retail for two years.",
 		ContractType:  "Supply",
 		EffectiveDate: "2019-03-01", EndDate: "2021-03-01", Duration: "P2Y", DurationDays: &days,
-		RenewalTerm: "P1Y", NoticePeriod: "P90D", TotalAmount: &amount, Currency: "USD",
+		RenewalTerm: "P1Y", NoticePeriod: "P90D", RenewalKind: contract.RenewalAutomatic, TotalAmount: &amount, Currency: "USD",
 		Scope:        "Supply of Products.",
 		GoverningLaw: &contract.Location{Country: "US", State: "NY"},
 		Parties: []contract.PartyRole{
@@ -339,5 +343,48 @@ func TestLongDocumentExtractedInParts(t *testing.T) {
 	}
 	if res.Contract.Usage.InputTokens != 100*res.Parts {
 		t.Errorf("usage = %+v", res.Contract.Usage)
+	}
+}
+
+// TestGarbageReplyClippedInRepair: a runaway reply many times the echo limit that is
+// not JSON is quoted in the repair request only clipped, so the repair
+// round costs kilobytes, not another copy of the garbage.
+func TestGarbageReplyClippedInRepair(t *testing.T) {
+	var garbage strings.Builder
+	for i := 0; garbage.Len() < 3*llm.MaxRepairEcho; i++ {
+		fmt.Fprintf(&garbage, "%x ", sha256.Sum256([]byte(strconv.Itoa(i))))
+	}
+	srv := extracttest.NewServer(t, func(n int, req extracttest.Request) extracttest.Reply {
+		if n == 0 {
+			return extracttest.Reply{Content: garbage.String(), InputTokens: 10, OutputTokens: 10}
+		}
+		return extracttest.JSON(good(), 20, 10)
+	})
+	res, err := newExtractor(t, srv.Model(t), extract.Options{}).Extract(context.Background(), "s", supplyText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want the extraction and one repair", len(reqs))
+	}
+	echoed := reqs[1].Messages[len(reqs[1].Messages)-2].Content
+	if len(echoed) > llm.MaxRepairEcho+100 || !strings.Contains(echoed, "bytes of the reply left out") || !strings.HasPrefix(echoed, garbage.String()[:1000]) {
+		t.Errorf("repair request quotes %d bytes of the %d-byte reply", len(echoed), garbage.Len())
+	}
+	if res.Contract.ContractType != "Supply" {
+		t.Errorf("contract type = %q", res.Contract.ContractType)
+	}
+}
+
+// TestMaxCallsStopsRepair: once a document's model calls are spent, no
+// repair round starts; the document fails saying which limit stopped it.
+func TestMaxCallsStopsRepair(t *testing.T) {
+	srv := extracttest.NewServer(t, func(int, extracttest.Request) extracttest.Reply {
+		return extracttest.Reply{Content: `{"summary": "cut`, FinishReason: "length"}
+	})
+	res, err := newExtractor(t, srv.Model(t), extract.Options{MaxCalls: 1}).Extract(context.Background(), "s", supplyText)
+	if err == nil || !strings.Contains(err.Error(), "the document's limit of 1 model calls was reached") || res.Calls != 1 || len(srv.Requests()) != 1 {
+		t.Errorf("Extract = %v after %d calls, want no repair past the limit of 1", err, len(srv.Requests()))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/textmatch"
 )
 
 // mergeExtractions combines the extractions of a document's parts, in
@@ -76,7 +77,7 @@ func mergeExtractions(xs []*Extraction, loc *Locator) *Extraction {
 	seen := map[string]bool{}
 	for _, x := range xs {
 		for _, c := range x.Clauses {
-			f, _ := fold(c.Text)
+			f := textmatch.Fold(c.Text)
 			k := c.ClauseType + "\x00" + f
 			if seen[k] {
 				continue

@@ -27,6 +27,8 @@ type Extraction struct {
 	Duration      Value         `json:"duration" jsonschema:"the initial term as an ISO 8601 duration such as P2Y or P6M"`
 	RenewalTerm   Value         `json:"renewal_term" jsonschema:"the automatic renewal term as an ISO 8601 duration such as P1Y"`
 	NoticePeriod  Value         `json:"notice_period" jsonschema:"the notice needed to terminate or prevent renewal, as an ISO 8601 duration such as P90D"`
+	RenewalKind   Value         `json:"renewal_kind" jsonschema:"how the term continues past its end: automatic (renews unless notice is given), option (only if a party exercises an option or the parties agree), evergreen (continues until terminated), none; value is one of these"`
+	Termination   Value         `json:"termination_notice" jsonschema:"the notice either party needs to terminate for convenience (without cause), as an ISO 8601 duration such as P60D"`
 	TotalAmount   Value         `json:"total_amount" jsonschema:"the total contract value as a plain number such as 250000.00"`
 	Currency      Value         `json:"currency" jsonschema:"the ISO 4217 currency code of the amounts, such as USD"`
 	Scope         Value         `json:"contract_scope" jsonschema:"what the contract covers (products, services, territory), in one or two sentences"`
@@ -53,7 +55,7 @@ const (
 // that it does not depend on how the schema library orders struct fields.
 var propertyOrder = []string{
 	"summary", "contract_type", "effective_date", "end_date", "duration", "renewal_term",
-	"notice_period", "total_amount", "currency", "contract_scope", "governing_law", "parties", "clauses",
+	"notice_period", "renewal_kind", "termination_notice", "total_amount", "currency", "contract_scope", "governing_law", "parties", "clauses",
 }
 
 // Value is one extracted value and the quote that supports it.
@@ -121,6 +123,11 @@ func schemaFor() (*schemas, error) {
 		types = append(types, t)
 	}
 	s.Properties["contract_type"].Properties["value"].Enum = types
+	kinds := []any{""}
+	for _, k := range contract.RenewalKinds {
+		kinds = append(kinds, k)
+	}
+	s.Properties["renewal_kind"].Properties["value"].Enum = kinds
 	s.PropertyOrder = slices.Clone(propertyOrder)
 	if len(s.Properties) != len(propertyOrder) {
 		return nil, fmt.Errorf("extraction schema: %d properties but propertyOrder names %d", len(s.Properties), len(propertyOrder))

@@ -32,7 +32,7 @@ func QuoteStates(field, value, quote string) bool {
 		// An end date is often worked out from a term ("for twenty (20)
 		// years"): a quote stating the term states it too.
 		return quoteHasYear(value, quote) || quoteHasNumber(quote, true)
-	case "duration", "renewal_term", "notice_period":
+	case "duration", "renewal_term", "notice_period", "termination_notice":
 		return quoteHasNumber(quote, true)
 	case "total_amount":
 		return quoteHasNumber(quote, false)

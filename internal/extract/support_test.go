@@ -1,6 +1,9 @@
 package extract
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestQuoteStates(t *testing.T) {
 	tests := []struct {
@@ -72,5 +75,35 @@ func TestLocatedQuoteThatDoesNotStateTheValue(t *testing.T) {
 	x.GoverningLaw = GoverningLaw{Country: "China", State: "none", Evidence: "laws of the State of New York"}
 	if c, _ := build("k", text, NewLocator(text), x); c.GoverningLaw == nil || c.GoverningLaw.State != "" || c.GoverningLaw.Country != "CN" {
 		t.Errorf("governing law %+v, want CN without a state", c.GoverningLaw)
+	}
+}
+
+// TestPartialDatesKeptWithPrecision: a date the contract states only as a
+// month or a year is neither dropped nor completed to a day: the date
+// field stays empty and the evidence keeps the value with its precision,
+// without a problem that would ask the model for a day in a repair round.
+func TestPartialDatesKeptWithPrecision(t *testing.T) {
+	text := "This Agreement is effective as of March 2019 and ends in 2024."
+	x := &Extraction{
+		EffectiveDate: Value{Value: "March 2019", Evidence: "effective as of March 2019"},
+		EndDate:       Value{Value: "2024", Evidence: "ends in 2024"},
+		Parties:       []Party{},
+		Clauses:       []ClauseValue{},
+	}
+	c, problems := build("k", text, NewLocator(text), x)
+	if c.EffectiveDate != "" || c.EndDate != "" {
+		t.Errorf("dates %q, %q: a partial date must not become a day", c.EffectiveDate, c.EndDate)
+	}
+	for _, p := range problems {
+		if strings.Contains(p, "date") {
+			t.Errorf("problem %q for a partial date", p)
+		}
+	}
+	got := map[string]string{}
+	for _, e := range c.Evidence {
+		got[e.Field] = e.Value
+	}
+	if got["effective_date"] != "2019-03 (month precision)" || got["end_date"] != "2024 (year precision)" {
+		t.Errorf("evidence values %q, want the partial dates with their precision", got)
 	}
 }

@@ -31,6 +31,21 @@ func build(id, text string, loc *Locator, x *Extraction) (*contract.Contract, []
 	c.Duration = b.duration("duration", x.Duration)
 	c.RenewalTerm = b.duration("renewal_term", x.RenewalTerm)
 	c.NoticePeriod = b.duration("notice_period", x.NoticePeriod)
+	c.TerminationNotice = b.duration("termination_notice", x.Termination)
+	if v := b.value("renewal_kind", x.RenewalKind); v != "" {
+		if k, ok := contract.ParseRenewalKind(v); ok {
+			c.RenewalKind = k
+			b.setEvidenceValue("renewal_kind", k)
+			// A limit on the renewals ("for one additional three-year
+			// term") is read from the quote that states the kind.
+			if k == contract.RenewalAutomatic && c.RenewalTerm != "" {
+				c.RenewalCount = contract.ParseRenewal(x.RenewalKind.Evidence).Count
+			}
+		} else {
+			b.problem("renewal_kind", fmt.Errorf("%q is not one of %s", v, strings.Join(contract.RenewalKinds, ", ")))
+			b.dropEvidence("renewal_kind")
+		}
+	}
 	c.Scope = b.value("contract_scope", x.Scope)
 
 	if c.Duration != "" {
@@ -130,6 +145,14 @@ func (b *builder) date(field string, v Value) string {
 	}
 	d, err := contract.NormalizeDate(s)
 	if err != nil {
+		if iso, precision, ok := contract.NormalizePartialDate(s); ok {
+			// The contract names only a year or a month: the field (a
+			// calendar day) stays empty, and the value is kept, with its
+			// precision, in the field's evidence rather than dropped or
+			// completed to a day the contract does not state.
+			b.setEvidenceValue(field, iso+" ("+precision+" precision)")
+			return ""
+		}
 		b.problem(field, err)
 		b.dropEvidence(field)
 		return ""
@@ -145,9 +168,15 @@ func (b *builder) duration(field string, v Value) string {
 		return ""
 	}
 	if _, err := contract.ParseISODuration(s); err != nil {
-		b.problem(field, fmt.Errorf("%q is not an ISO 8601 duration such as P1Y, P6M or P30D", v.Value))
-		b.dropEvidence(field)
-		return ""
+		// A period in words ("ninety (90) days", "successive one-year
+		// terms") is read as written.
+		iso, ok := contract.ParseDuration(v.Value)
+		if !ok {
+			b.problem(field, fmt.Errorf("%q is not an ISO 8601 duration such as P1Y, P6M or P30D", v.Value))
+			b.dropEvidence(field)
+			return ""
+		}
+		s = iso
 	}
 	b.setEvidenceValue(field, s)
 	b.checkEvidence(field)

@@ -11,12 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/contractgraph/contractgraph/internal/bounded"
 	"github.com/contractgraph/contractgraph/internal/contract"
 )
 
@@ -107,7 +107,10 @@ func readCUAD(ctx context.Context, path string, r io.Reader, opts Options, fn fu
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	cr := csv.NewReader(r)
+	// A row over the record limit ends the file: CSV cannot be read again
+	// from the middle of a field.
+	capped := &rowCap{r: r, limit: opts.Limits.RecordBytes}
+	cr := csv.NewReader(capped)
 	header, err := cr.Read()
 	if err != nil {
 		return &RecordError{File: path, Record: "row 0 (header)", Err: err}
@@ -124,9 +127,14 @@ func readCUAD(ctx context.Context, path string, r io.Reader, opts Options, fn fu
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		capped.startRow(cr.InputOffset())
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			return nil
+		}
+		if errors.Is(err, errRowTooLarge) {
+			return &RecordError{File: path, Record: recordLabel("row", row, "", ""),
+				Err: fmt.Errorf("the row is over the limit of %s per record (--max-record-bytes raises it); the rest of the file is not read", bounded.Size(opts.Limits.RecordBytes))}
 		}
 		if err != nil {
 			var pe *csv.ParseError
@@ -140,8 +148,19 @@ func readCUAD(ctx context.Context, path string, r io.Reader, opts Options, fn fu
 			}
 			return &RecordError{File: path, Record: recordLabel("row", row, "", ""), Err: fmt.Errorf("malformed CSV: %w", err)}
 		}
+		var replaced []error
+		for i, cell := range rec {
+			if v, bad := validUTF8(cell); bad {
+				rec[i] = v
+				replaced = append(replaced, &RecordError{File: path, Record: recordLabel("row", row, "", ""), Field: fmt.Sprintf("column %d %q", i+1, header[i]),
+					Err: errors.New("invalid UTF-8 replaced by U+FFFD")})
+			}
+		}
 		out := Record{Source: path, Index: row}
-		out.Contract, out.Warnings, out.Err = convertCUAD(path, row, rec, cols, opts.TextsDir, texts)
+		out.Contract, out.Warnings, out.Err = convertCUAD(path, row, rec, cols, opts.TextsDir, texts, opts.Limits.RecordBytes)
+		if out.Err == nil {
+			out.Warnings = append(replaced, out.Warnings...)
+		}
 		if err := fn(out); err != nil {
 			return err
 		}
@@ -149,7 +168,7 @@ func readCUAD(ctx context.Context, path string, r io.Reader, opts Options, fn fu
 }
 
 // convertCUAD turns one master_clauses row into a contract.
-func convertCUAD(path string, row int, rec []string, cols *cuadColumns, textsDir string, texts map[string]string) (*contract.Contract, []error, error) {
+func convertCUAD(path string, row int, rec []string, cols *cuadColumns, textsDir string, texts map[string]string, maxText int64) (*contract.Contract, []error, error) {
 	pdf := strings.TrimSpace(rec[cols.filename])
 	label := recordLabel("row", row, "file", pdf)
 	if pdf == "" {
@@ -167,17 +186,18 @@ func convertCUAD(path string, row int, rec []string, cols *cuadColumns, textsDir
 			return nil, nil, &RecordError{File: path, Record: label, Field: "Filename",
 				Err: fmt.Errorf("no text file in %s matches %q", textsDir, pdf)}
 		}
-		b, err := os.ReadFile(filepath.Join(textsDir, name))
+		b, err := readCapped(filepath.Join(textsDir, name), maxText)
 		if err != nil {
 			return nil, nil, &RecordError{File: path, Record: label, Field: "Filename", Err: err}
 		}
-		if !utf8.Valid(b) {
-			w.add("Filename", fmt.Errorf("text file %s is not valid UTF-8; invalid bytes replaced", name))
-			b = []byte(strings.ToValidUTF8(string(b), "\uFFFD"))
+		sum := sha256.Sum256(b)
+		if at := invalidUTF8(b); at >= 0 {
+			w.add("Filename", fmt.Errorf("text file %s: invalid UTF-8 at byte %d replaced by U+FFFD", name, at))
+			v, _ := validUTF8(string(b))
+			b = []byte(v)
 		}
 		id = strings.TrimSuffix(name, filepath.Ext(name))
 		c.Text = string(b)
-		sum := sha256.Sum256(b)
 		c.SHA256 = hex.EncodeToString(sum[:])
 		c.SourcePath = filepath.Join(textsDir, name)
 	}
@@ -207,22 +227,6 @@ func convertCUAD(path string, row int, rec []string, cols *cuadColumns, textsDir
 	if c.EffectiveDate != "" && c.EndDate != "" && c.EndDate >= c.EffectiveDate {
 		days := daysBetween(c.EffectiveDate, c.EndDate)
 		c.DurationDays = &days
-	}
-	if v := answer("Renewal Term"); v != "" {
-		if iso, ok := termDuration(v); ok {
-			c.RenewalTerm = iso
-		} else if !isPerpetual(v) {
-			w.add("Renewal Term-Answer", fmt.Errorf("no duration in %q; dropped", v))
-		} else {
-			c.RenewalTerm = "perpetual"
-		}
-	}
-	if v := answer("Notice Period To Terminate Renewal"); v != "" {
-		if iso, ok := termDuration(v); ok {
-			c.NoticePeriod = iso
-		} else {
-			w.add("Notice Period To Terminate Renewal- Answer", fmt.Errorf("no duration in %q; dropped", v))
-		}
 	}
 	if v := answer("Governing Law"); v != "" {
 		if loc, ok := governingLaw(v); ok {
@@ -257,7 +261,8 @@ func convertCUAD(path string, row int, rec []string, cols *cuadColumns, textsDir
 			}
 		}
 	}
-	c.Evidence = cuadEvidence(c)
+	ev := cuadTimeline(c, w, answer("Renewal Term"), answer("Notice Period To Terminate Renewal"), answer("Expiration Date"))
+	c.Evidence = append(cuadEvidence(c), ev...)
 	return c, w.list, nil
 }
 
@@ -300,8 +305,6 @@ func cuadEvidence(c *contract.Contract) []contract.Evidence {
 		{"effective_date", "Effective Date", c.EffectiveDate},
 		{"effective_date", "Agreement Date", c.EffectiveDate},
 		{"end_date", "Expiration Date", c.EndDate},
-		{"renewal_term", "Renewal Term", c.RenewalTerm},
-		{"notice_period", "Notice Period To Terminate Renewal", c.NoticePeriod},
 		{"governing_law", "Governing Law", ""},
 	}
 	var ev []contract.Evidence
@@ -334,50 +337,6 @@ func daysBetween(a, b string) int {
 		return 0
 	}
 	return d
-}
-
-var numberWords = map[string]float64{
-	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-	"nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "eighteen": 18,
-	"twenty": 20, "thirty": 30, "forty-five": 45, "forty five": 45, "sixty": 60, "ninety": 90,
-}
-
-var termRe = regexp.MustCompile(`(?i)(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|eighteen|twenty|thirty|forty[- ]five|sixty|ninety)\)?\s*(?:\(\d+\)\s*)?(?:calendar\s+|business\s+)?(day|week|month|year)s?\b`)
-
-// termDuration reads the first "N unit" in a CUAD answer such as
-// "successive 1 year" or "90 days" as an ISO 8601 duration.
-func termDuration(s string) (string, bool) {
-	m := termRe.FindStringSubmatch(s)
-	if m == nil {
-		return "", false
-	}
-	v, ok := numberWords[strings.ToLower(m[1])]
-	if !ok {
-		var err error
-		if v, err = strconv.ParseFloat(m[1], 64); err != nil {
-			return "", false
-		}
-	}
-	if v <= 0 || v > 1000 {
-		return "", false
-	}
-	unit := strings.ToLower(m[2])
-	whole := v == float64(int(v))
-	switch {
-	case unit == "year" && whole:
-		return fmt.Sprintf("P%dY", int(v)), true
-	case unit == "year":
-		return fmt.Sprintf("P%dM", int(v*12+0.5)), true
-	case unit == "month" && whole:
-		return fmt.Sprintf("P%dM", int(v)), true
-	case unit == "month":
-		return fmt.Sprintf("P%dD", int(v*30+0.5)), true
-	case unit == "week" && whole:
-		return fmt.Sprintf("P%dW", int(v)), true
-	case unit == "week":
-		return fmt.Sprintf("P%dD", int(v*7+0.5)), true
-	}
-	return fmt.Sprintf("P%dD", int(v+0.5)), true
 }
 
 // governingLaw reads an answer such as "Nevada", "England and Wales",
@@ -565,4 +524,179 @@ func typeFromTitle(title string) string {
 		}
 	}
 	return "Other"
+}
+
+// cuadTimeline fills c's renewal fields from CUAD's answers and annotated
+// spans, and returns the evidence of each: the renewal term and its limit
+// from the Renewal Term answer ("successive 1 year", "3 successive 1
+// year"), the kind from the Renewal Term spans (an automatic renewal in
+// any of them wins), the notice period from its answer or else its spans,
+// and the termination-for-convenience notice from that category's spans.
+// An Expiration Date answer of "perpetual" makes an evergreen contract
+// when no span says otherwise. Values found in no span keep no evidence
+// and are warned about; nothing is guessed.
+func cuadTimeline(c *contract.Contract, w *warner, renewalAnswer, noticeAnswer, expirationAnswer string) []contract.Evidence {
+	spans := func(category string) []contract.Clause {
+		var out []contract.Clause
+		for _, cl := range c.Clauses {
+			if cl.Type == category {
+				out = append(out, cl)
+			}
+		}
+		return out
+	}
+	var ev []contract.Evidence
+	cite := func(field, value string, cl *contract.Clause) {
+		if cl != nil && value != "" {
+			ev = append(ev, contract.Evidence{Field: field, Value: value, Quote: cl.Text, Start: cl.Start, End: cl.End, Verified: cl.Verified})
+		}
+	}
+	renewalSpans := spans("Renewal Term")
+	answer := contract.ParseRenewal(renewalAnswer)
+	// The kind: the first span stating an automatic renewal, else the
+	// first stating any kind.
+	var kindSpan *contract.Clause
+	var fromSpan contract.Renewal
+	rank := map[string]int{contract.RenewalAutomatic: 4, contract.RenewalEvergreen: 3, contract.RenewalOption: 2, contract.RenewalNone: 1}
+	for i := range renewalSpans {
+		r := contract.ParseRenewal(renewalSpans[i].Text)
+		if rank[r.Kind] > rank[fromSpan.Kind] {
+			fromSpan, kindSpan = r, &renewalSpans[i]
+		}
+	}
+	c.RenewalKind = fromSpan.Kind
+	if answer.Kind == contract.RenewalEvergreen || (c.RenewalKind == "" && answer.Kind != "") {
+		c.RenewalKind = answer.Kind // the annotators' "perpetual"
+	}
+	var termSpan *contract.Clause
+	if len(renewalSpans) > 0 {
+		termSpan = &renewalSpans[0]
+		if kindSpan != nil {
+			termSpan = kindSpan
+		}
+	}
+	switch {
+	case answer.Term != "":
+		c.RenewalTerm, c.RenewalCount = answer.Term, answer.Count
+	case renewalAnswer != "" && answer.Kind == "":
+		w.add("Renewal Term-Answer", fmt.Errorf("no duration in %q; dropped", renewalAnswer))
+	case renewalAnswer == "" && fromSpan.Term != "" && c.RenewalKind == contract.RenewalAutomatic:
+		c.RenewalTerm = fromSpan.Term
+	}
+	if c.RenewalCount == 0 && c.RenewalTerm != "" {
+		c.RenewalCount = fromSpan.Count
+	}
+	if c.RenewalKind == "" && isPerpetual(expirationAnswer) {
+		c.RenewalKind = contract.RenewalEvergreen
+		if exp := spans("Expiration Date"); len(exp) > 0 {
+			kindSpan = &exp[0]
+		}
+	}
+	if c.RenewalKind == "" && len(renewalSpans) > 0 {
+		w.add("Renewal Term", fmt.Errorf("no renewal kind (automatic, option, evergreen, none) in %q", clip(renewalSpans[0].Text, 120)))
+	}
+	cite(contract.FieldRenewalKind, c.RenewalKind, kindSpan)
+	cite(contract.FieldRenewalTerm, c.RenewalTerm, termSpan)
+
+	noticeSpans := spans("Notice Period To Terminate Renewal")
+	var noticeSpan *contract.Clause
+	if noticeAnswer != "" {
+		if iso, ok := contract.ParseNoticePeriod(noticeAnswer); ok {
+			c.NoticePeriod = iso
+			if len(noticeSpans) > 0 {
+				noticeSpan = &noticeSpans[0]
+				for i := range noticeSpans {
+					if n, ok := contract.ParseNoticePeriod(noticeSpans[i].Text); ok && n == iso {
+						noticeSpan = &noticeSpans[i]
+						break
+					}
+				}
+			}
+		} else {
+			w.add("Notice Period To Terminate Renewal- Answer", fmt.Errorf("no duration in %q; dropped", noticeAnswer))
+		}
+	} else {
+		for i := range noticeSpans {
+			if iso, ok := contract.ParseNoticePeriod(noticeSpans[i].Text); ok {
+				c.NoticePeriod, noticeSpan = iso, &noticeSpans[i]
+				break
+			}
+		}
+		// An option's exercise notice, or a notice the annotators left in
+		// the renewal span alone, is read from the renewal spans.
+		for i := range renewalSpans {
+			if c.NoticePeriod != "" {
+				break
+			}
+			if r := contract.ParseRenewal(renewalSpans[i].Text); r.Notice != "" {
+				c.NoticePeriod, noticeSpan = r.Notice, &renewalSpans[i]
+			}
+		}
+	}
+	cite(contract.FieldNoticePeriod, c.NoticePeriod, noticeSpan)
+
+	for _, cl := range spans("Termination For Convenience") {
+		if iso, ok := contract.ParseNoticePeriod(cl.Text); ok {
+			c.TerminationNotice = iso
+			cite(contract.FieldTerminationNotice, iso, &cl)
+			break
+		}
+	}
+	return ev
+}
+
+// clip shortens s to at most n bytes for a message, at a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// errRowTooLarge ends a CSV row over the record limit.
+var errRowTooLarge = errors.New("row over the record limit")
+
+// rowCap fails the read once the row being read is over its limit, so that
+// encoding/csv never holds more than that of one row.
+type rowCap struct {
+	r        io.Reader
+	limit    int64
+	read     int64 // bytes handed to the CSV reader
+	rowStart int64 // the CSV reader's offset at the start of the row
+}
+
+func (c *rowCap) startRow(offset int64) { c.rowStart = offset }
+
+func (c *rowCap) Read(p []byte) (int, error) {
+	// The CSV reader buffers ahead; allow the row its limit plus one buffer.
+	if c.read-c.rowStart > c.limit+int64(len(p)) {
+		return 0, errRowTooLarge
+	}
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	return n, err
+}
+
+// readCapped reads a whole file of at most limit bytes.
+func readCapped(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		size := int64(len(b))
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		return nil, fmt.Errorf("text file %s is %s, over the limit of %s per record (--max-record-bytes raises it)", filepath.Base(path), bounded.Size(size), bounded.Size(limit))
+	}
+	return b, nil
 }

@@ -118,6 +118,7 @@ func TestReadCUADSharedFiles(t *testing.T) {
 		DurationDays:  &days,
 		RenewalTerm:   "P1Y",
 		NoticePeriod:  "P30D",
+		RenewalKind:   contract.RenewalAutomatic,
 		SourcePath:    filepath.Join(cuad, "full_contract_txt", "CybergyHoldingsInc_20140520_10-Q_EX-10.27_8605784_EX-10.27_Affiliate Agreement.txt"),
 		ExtractedBy:   "cuad-v1",
 		GoverningLaw:  &contract.Location{Country: "US", State: "NV"},
@@ -128,6 +129,19 @@ func TestReadCUADSharedFiles(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Cybergy contract (-want +got):\n%s", diff)
+	}
+	// Each timeline value cites the span it was read from.
+	cited := map[string]string{}
+	for _, e := range c.Evidence {
+		cited[e.Field] = e.Value
+		if e.Field == contract.FieldRenewalKind && !strings.Contains(e.Quote, "automatically renewed") {
+			t.Errorf("renewal_kind evidence %q does not state the automatic renewal", e.Quote)
+		}
+	}
+	for field, v := range map[string]string{"renewal_kind": "automatic", "renewal_term": "P1Y", "notice_period": "P30D"} {
+		if cited[field] != v {
+			t.Errorf("evidence for %s = %q, want %q", field, cited[field], v)
+		}
 	}
 	// The name with a stray quote after ".PDF" still finds its text.
 	if c := byID["KALLOINC_11_03_2011-EX-10.1-STRATEGIC ALLIANCE AGREEMENT"]; c == nil || c.Text == "" {
@@ -195,14 +209,16 @@ func TestCUADMalformed(t *testing.T) {
 			name:     "bad rows continue",
 			csv:      cuadHeader + `"Missing.pdf",[],,[],,[],,[],,[],` + "\n" + `"Acme_Co-Branding Agreement.pdf",[],,[],,[],,[],,[]` + "\n" + strings.Replace(good, "[],", "['broken],", 1) + "\n" + strings.Replace(good, "Perpetual", "2019-02-30", 1) + "\n",
 			textsDir: texts,
-			wantIDs:  []string{"Acme_Co-Branding Agreement", "Acme_Co-Branding Agreement"},
+			// Row 4 names the text of row 3 again: a duplicate id in one
+			// file is an error naming both rows, and the first is kept.
+			wantIDs: []string{"Acme_Co-Branding Agreement"},
 			wantRecs: []string{
 				`F: row 1 (file "Missing.pdf"): field Filename: no text file in ` + texts + ` matches "Missing.pdf"`,
 				`F: row 2: has 10 columns, the header has 11`,
+				`F: row 4 (id "Acme_Co-Branding Agreement"): field id: duplicate id "Acme_Co-Branding Agreement": row 3 of this file has it too, and that one is kept`,
 			},
 			wantWarn: []string{
 				`F: row 3 (file "Acme_Co-Branding Agreement.pdf"): field Renewal Term: python list literal at byte 1: unterminated string; clauses of this category dropped`,
-				`F: row 4 (file "Acme_Co-Branding Agreement.pdf"): field Expiration Date-Answer: invalid date "2019-02-30": day 30 does not exist in 2019-02; dropped`,
 			},
 		},
 	}
@@ -304,24 +320,6 @@ func TestCUADParties(t *testing.T) {
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, parseCUADParties(tt.in)); diff != "" {
 			t.Errorf("parseCUADParties(%q) (-want +got):\n%s", tt.in, diff)
-		}
-	}
-}
-
-func TestTermDuration(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"successive 1 year", "P1Y"}, {"90 days", "P90D"}, {"6 months", "P6M"}, {"0.5 year", "P6M"},
-		{"60) days", "P60D"}, {"four successive 10 years", "P10Y"}, {"6 weeks", "P6W"},
-		{"thirty (30) days", "P30D"}, {"5 years; 2 years", "P5Y"},
-	}
-	for _, tt := range tests {
-		if got, ok := termDuration(tt.in); !ok || got != tt.want {
-			t.Errorf("termDuration(%q) = %q, %v; want %q", tt.in, got, ok, tt.want)
-		}
-	}
-	for _, bad := range []string{"successive []", "[]", "perpetual", ""} {
-		if got, ok := termDuration(bad); ok {
-			t.Errorf("termDuration(%q) = %q, want none", bad, got)
 		}
 	}
 }

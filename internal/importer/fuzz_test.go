@@ -18,7 +18,7 @@ func FuzzJSONL(f *testing.F) {
 	f.Add(`{"id":"a","evidence":[{"field":"x","quote":"q","start":5,"end":9,"verified":true}]}`)
 	f.Add("{\"id\":\"a\"\n\n{")
 	f.Fuzz(func(t *testing.T, in string) {
-		err := readJSONL(context.Background(), "f.jsonl", bufio.NewReader(strings.NewReader(in)), func(r Record) error {
+		err := readJSONL(context.Background(), "f.jsonl", bufio.NewReader(strings.NewReader(in)), Limits{}.withDefaults(), func(r Record) error {
 			if (r.Contract == nil) == (r.Err == nil) {
 				t.Fatalf("record %d: contract %v, err %v", r.Index, r.Contract, r.Err)
 			}
@@ -61,6 +61,41 @@ func FuzzReference(f *testing.F) {
 		}
 		if c != nil && c.ID == "" {
 			t.Fatal("contract without id")
+		}
+	})
+}
+
+// FuzzArrayReader checks the streaming splitter of the reference array
+// against encoding/json: for every valid JSON array it yields exactly the
+// elements json.Unmarshal finds, and on any input it never panics.
+func FuzzArrayReader(f *testing.F) {
+	f.Add(`[{"a":"]"},[1,[2]],"x\"y",3,true,null]`)
+	f.Add(`[]`)
+	f.Add(` [ {"file_id":"a"} , {"s":"\\"} ] `)
+	f.Add(`[1}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		arr, err := newArrayReader(bufio.NewReaderSize(strings.NewReader(in), 16), 1<<20)
+		var got []string
+		if err == nil {
+			for {
+				el, err := arr.next()
+				if err != nil {
+					break
+				}
+				got = append(got, string(el.raw))
+			}
+		}
+		var want []json.RawMessage
+		if json.Unmarshal([]byte(in), &want) != nil {
+			return
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d elements, encoding/json finds %d", in, len(got), len(want))
+		}
+		for i := range want {
+			if strings.TrimSpace(got[i]) != strings.TrimSpace(string(want[i])) {
+				t.Fatalf("%q: element %d is %q, encoding/json says %q", in, i, got[i], want[i])
+			}
 		}
 	})
 }

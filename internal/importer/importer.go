@@ -85,6 +85,8 @@ type Options struct {
 	// Progress, when set, is called as the input file is read with the
 	// bytes read so far and the file's size.
 	Progress func(read, total int64)
+	// Limits bound one record; the zero value means the defaults.
+	Limits Limits
 }
 
 // countingReader reports progress through the input file.
@@ -193,11 +195,13 @@ func Read(ctx context.Context, path string, opts Options, fn func(Record) error)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	opts.Limits = opts.Limits.withDefaults()
+	fn = checkRecords(format, opts.Limits, fn)
 	switch format {
 	case FormatReference:
-		return readReference(ctx, path, br, fn)
+		return readReference(ctx, path, br, opts.Limits, fn)
 	case FormatJSONL:
-		return readJSONL(ctx, path, br, fn)
+		return readJSONL(ctx, path, br, opts.Limits, fn)
 	default:
 		if opts.TextsDir == "" {
 			if dir := filepath.Join(filepath.Dir(path), "full_contract_txt"); isDir(dir) {
@@ -206,6 +210,44 @@ func Read(ctx context.Context, path string, opts Options, fn func(Record) error)
 		}
 		return readCUAD(ctx, path, br, opts, fn)
 	}
+}
+
+// checkRecords wraps fn with what every format shares: a contract over one
+// of lim's limits fails, and so does one whose id an earlier record of the
+// same file had (naming both; the first is kept).
+func checkRecords(format Format, lim Limits, fn func(Record) error) func(Record) error {
+	seen := map[string]string{} // id -> where it was first
+	return func(r Record) error {
+		if r.Err == nil && r.Contract != nil {
+			c := r.Contract
+			where := recordWhere(format, r)
+			if field, err := lim.check(c); err != nil {
+				r.Err = &RecordError{File: r.Source, Record: where, Field: field, Err: err}
+			} else if first, dup := seen[c.ID]; dup {
+				r.Err = &RecordError{File: r.Source, Record: where, Field: "id",
+					Err: fmt.Errorf("duplicate id %q: %s of this file has it too, and that one is kept", c.ID, first)}
+			} else {
+				seen[c.ID] = strings.SplitN(where, " (", 2)[0]
+			}
+			if r.Err != nil {
+				r.Contract, r.Warnings = nil, nil
+			}
+		}
+		return fn(r)
+	}
+}
+
+// recordWhere names a record the way its format does: record 3 (id "X"),
+// line 3 (id "X"), row 3 (file "X.pdf").
+func recordWhere(format Format, r Record) string {
+	kind, idKind := "record", "id"
+	switch format {
+	case FormatJSONL:
+		kind = "line"
+	case FormatCUAD:
+		kind = "row"
+	}
+	return recordLabel(kind, r.Index, idKind, r.Contract.ID)
 }
 
 func isDir(p string) bool {

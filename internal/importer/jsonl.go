@@ -8,12 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/contractgraph/contractgraph/internal/bounded"
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/jsonmsg"
 )
 
 // ExportVersion is the version written in, and required of, a JSONL header.
@@ -26,24 +26,28 @@ type Header struct {
 	Contracts           int    `json:"contracts,omitempty"`
 }
 
-// maxLine bounds one JSONL line (one contract with its full text).
-const maxLine = 64 << 20
-
 // readJSONL reads ContractGraph JSONL: one contract.Contract per line,
-// decoded strictly (unknown fields are errors) and validated.
-func readJSONL(ctx context.Context, path string, r *bufio.Reader, fn func(Record) error) error {
+// decoded strictly (unknown fields are errors) and validated. A line over
+// lim.RecordBytes fails alone, without being held in memory.
+func readJSONL(ctx context.Context, path string, r *bufio.Reader, lim Limits, fn func(Record) error) error {
 	first := true
 	for lineNo := 1; ; lineNo++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, err := readLine(r)
+		line, size, err := bounded.Line(r, lim.RecordBytes)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return &RecordError{File: path, Record: recordLabel("line", lineNo, "", ""), Err: err}
 		}
 		done := errors.Is(err, io.EOF)
-		line = bytes.TrimSpace(line)
-		if len(line) > 0 {
+		if line == nil && size > 0 {
+			rec := Record{Source: path, Index: lineNo,
+				Err: &RecordError{File: path, Record: recordLabel("line", lineNo, "", ""), Err: recordTooLarge(size, lim.RecordBytes)}}
+			if err := fn(rec); err != nil {
+				return err
+			}
+			first = false
+		} else if line = bytes.TrimSpace(line); len(line) > 0 {
 			if first && bytes.Contains(line, []byte(`"contractgraph_export"`)) {
 				if herr := checkHeader(line); herr != nil {
 					return &RecordError{File: path, Record: "line 1", Field: "contractgraph_export", Err: herr}
@@ -51,6 +55,9 @@ func readJSONL(ctx context.Context, path string, r *bufio.Reader, fn func(Record
 			} else {
 				rec := Record{Source: path, Index: lineNo}
 				rec.Contract, rec.Err = decodeJSONLLine(path, lineNo, line)
+				if at := invalidUTF8(line); at >= 0 && rec.Err == nil {
+					rec.Warnings = append(rec.Warnings, &RecordError{File: path, Record: recordLabel("line", lineNo, "id", rec.Contract.ID), Err: replacedUTF8(at)})
+				}
 				if err := fn(rec); err != nil {
 					return err
 				}
@@ -60,21 +67,6 @@ func readJSONL(ctx context.Context, path string, r *bufio.Reader, fn func(Record
 		if done {
 			return nil
 		}
-	}
-}
-
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		buf = append(buf, chunk...)
-		if len(buf) > maxLine {
-			return nil, fmt.Errorf("line longer than %d bytes", maxLine)
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return buf, err
 	}
 }
 
@@ -109,12 +101,8 @@ func decodeJSONLLine(path string, lineNo int, line []byte) (*contract.Contract, 
 		return nil, &RecordError{File: path, Record: label, Field: field, Err: err}
 	}
 	if err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return fail(te.Field, fmt.Errorf("expected %s, got JSON %s", te.Type, te.Value))
-		}
-		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return fail(strings.Trim(f, `"`), errors.New("unknown field"))
+		if field, msg, ok := jsonmsg.Describe(err); ok {
+			return fail(field, errors.New(msg))
 		}
 		return fail("", fmt.Errorf("malformed JSON: %w", err))
 	}
@@ -129,25 +117,25 @@ func decodeJSONLLine(path string, lineNo int, line []byte) (*contract.Contract, 
 
 // Validate checks a contract read from JSONL and canonicalises its clause
 // types. It returns the offending field (JSON path) and what is wrong.
+//
+// What every stored contract must satisfy (ids, dates, amounts, party
+// names, spans and their verification) is graph.Prepare's, the one write
+// validation every backend applies; Validate runs it and adds only what
+// JSONL, a canonical format, also requires: values already in canonical
+// form (ISO codes, known contract and clause types, parseable durations),
+// so that an export re-imports unchanged and a typo is not stored.
 func Validate(c *contract.Contract) (field string, err error) {
-	switch {
-	case strings.TrimSpace(c.ID) == "":
-		return "id", errors.New("missing")
-	case c.ID != strings.TrimSpace(c.ID):
-		return "id", errors.New("has surrounding white space")
-	case !utf8.ValidString(c.ID):
-		return "id", errors.New("not valid UTF-8")
-	}
 	for _, d := range []struct{ field, v string }{{"effective_date", c.EffectiveDate}, {"end_date", c.EndDate}} {
 		if d.v == "" {
 			continue
 		}
 		if _, err := time.Parse(time.DateOnly, d.v); err != nil {
-			if n, nerr := contract.NormalizeDate(d.v); nerr != nil {
+			// Say why it is no date, or what it is in canonical form.
+			n, nerr := contract.NormalizeDate(d.v)
+			if nerr != nil {
 				return d.field, nerr
-			} else {
-				return d.field, fmt.Errorf("date %q must be written YYYY-MM-DD (%s)", d.v, n)
 			}
+			return d.field, fmt.Errorf("date %q must be written YYYY-MM-DD (%s)", d.v, n)
 		}
 	}
 	if c.ContractType != "" {
@@ -162,12 +150,6 @@ func Validate(c *contract.Contract) (field string, err error) {
 			return "duration", err
 		}
 	}
-	if c.DurationDays != nil && *c.DurationDays < 0 {
-		return "duration_days", fmt.Errorf("negative (%d)", *c.DurationDays)
-	}
-	if c.TotalAmount != nil && (*c.TotalAmount != *c.TotalAmount || *c.TotalAmount > 1e18 || *c.TotalAmount < -1e18) {
-		return "total_amount", errors.New("not a finite number")
-	}
 	if c.Currency != "" {
 		if cur, ok := contract.NormalizeCurrency(c.Currency); !ok || cur != c.Currency {
 			return "currency", fmt.Errorf("%q is not an ISO 4217 code", c.Currency)
@@ -177,9 +159,6 @@ func Validate(c *contract.Contract) (field string, err error) {
 		return f, err
 	}
 	for i, p := range c.Parties {
-		if strings.IndexFunc(p.Name, isAlnum) < 0 {
-			return fmt.Sprintf("parties[%d].name", i), fmt.Errorf("%q holds no letter or digit", p.Name)
-		}
 		if f, err := validLocation(fmt.Sprintf("parties[%d].location", i), p.Location); err != nil {
 			return f, err
 		}
@@ -195,34 +174,15 @@ func Validate(c *contract.Contract) (field string, err error) {
 			return f + ".group", fmt.Errorf("%q is not the group of %q (%q)", cl.Group, typ, group)
 		}
 		cl.Type, cl.Group = typ, group
-		if err := validSpan(c.Text, cl.Start, cl.End); err != nil {
-			return f, err
-		}
-		if cl.Verified && c.Text[cl.Start:cl.End] != cl.Text {
-			return f + ".verified", errors.New("true but the text at [start,end) differs from the clause text")
-		}
 	}
-	for i, ev := range c.Evidence {
-		if err := validSpan(c.Text, ev.Start, ev.End); err != nil {
-			return fmt.Sprintf("evidence[%d]", i), err
+	if _, err := graph.Prepare(c); err != nil {
+		var fe *graph.FieldError
+		if errors.As(err, &fe) {
+			return fe.Field, errors.New(fe.Reason)
 		}
-		if ev.Verified && c.Text[ev.Start:ev.End] != ev.Quote {
-			return fmt.Sprintf("evidence[%d].verified", i), errors.New("true but the text at [start,end) differs from the quote")
-		}
-	}
-	for i, ch := range c.Chunks {
-		if err := validSpan(c.Text, ch.Start, ch.End); err != nil {
-			return fmt.Sprintf("chunks[%d]", i), err
-		}
+		return "", err
 	}
 	return "", nil
-}
-
-func validSpan(text string, start, end int) error {
-	if start < 0 || end < start || end > len(text) {
-		return fmt.Errorf("span [%d,%d) lies outside the %d-byte text", start, end, len(text))
-	}
-	return nil
 }
 
 func validLocation(field string, l *contract.Location) (string, error) {

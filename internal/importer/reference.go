@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/jsonmsg"
 )
 
 // refRecord is one element of the reference extraction array
@@ -49,34 +51,38 @@ type refClause struct {
 	ClauseType string `json:"clause_type"`
 }
 
-// readReference streams the JSON array, decoding one element at a time so
-// that a record of the wrong shape fails alone.
-func readReference(ctx context.Context, path string, r io.Reader, fn func(Record) error) error {
-	dec := json.NewDecoder(r)
-	if _, err := dec.Token(); err != nil {
+// readReference streams the JSON array one element at a time, so that a
+// record of the wrong shape fails alone and a record over lim.RecordBytes
+// is skipped without being held in memory.
+func readReference(ctx context.Context, path string, r *bufio.Reader, lim Limits, fn func(Record) error) error {
+	arr, err := newArrayReader(r, lim.RecordBytes)
+	if err != nil {
 		return &RecordError{File: path, Err: fmt.Errorf("read array start: %w", err)}
 	}
-	i := 1
-	for ; dec.More(); i++ {
+	for i := 1; ; i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return &RecordError{File: path, Record: recordLabel("record", i, "", ""),
-				Err: fmt.Errorf("malformed JSON at byte %d: %w", dec.InputOffset(), err)}
+		el, err := arr.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return &RecordError{File: path, Record: recordLabel("record", i, "", ""), Err: err}
 		}
 		rec := Record{Source: path, Index: i}
-		rec.Contract, rec.Warnings, rec.Err = convertReference(path, i, raw)
+		if el.raw == nil {
+			rec.Err = &RecordError{File: path, Record: fmt.Sprintf("record %d (at byte %d)", i, el.start), Err: recordTooLarge(el.size, lim.RecordBytes)}
+		} else {
+			rec.Contract, rec.Warnings, rec.Err = convertReference(path, i, el.raw)
+			if at := invalidUTF8(el.raw); at >= 0 && rec.Err == nil {
+				rec.Warnings = append(rec.Warnings, &RecordError{File: path, Record: recordLabel("record", i, "id", rec.Contract.ID), Err: replacedUTF8(at)})
+			}
+		}
 		if err := fn(rec); err != nil {
 			return err
 		}
 	}
-	if _, err := dec.Token(); err != nil {
-		return &RecordError{File: path, Record: fmt.Sprintf("after record %d", i-1),
-			Err: fmt.Errorf("malformed JSON at byte %d: %w", dec.InputOffset(), err)}
-	}
-	return nil
 }
 
 // convertReference turns one raw reference record into a contract.
@@ -97,12 +103,8 @@ func convertReference(path string, index int, raw json.RawMessage) (*contract.Co
 		return nil, nil, &RecordError{File: path, Record: label, Field: field, Err: err}
 	}
 	if err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			if te.Field == "" {
-				return fail("", fmt.Errorf("expected a JSON object, got JSON %s", te.Value))
-			}
-			return fail(te.Field, fmt.Errorf("expected %s, got JSON %s", te.Type, te.Value))
+		if field, msg, ok := jsonmsg.Describe(err); ok {
+			return fail(field, errors.New(msg))
 		}
 		return fail("", err)
 	}
@@ -116,6 +118,9 @@ func convertReference(path string, index int, raw json.RawMessage) (*contract.Co
 		Summary:    cleanText(in.Summary),
 		Scope:      cleanText(in.ContractScope),
 		SourcePath: path,
+		// The reference records are an LLM extraction: this label ranks
+		// them below expert annotations when a contract is merged.
+		ExtractedBy: contract.ReferenceSource,
 	}
 	if !isPlaceholder(in.ContractType) {
 		if t, err := contract.ParseContractType(in.ContractType, id); err == nil {
@@ -202,6 +207,9 @@ func parseAmount(raw json.RawMessage) (*float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || v != v || v > 1e18 || v < -1e18 {
 		return nil, fmt.Errorf("invalid amount %s dropped", string(raw))
+	}
+	if v < 0 {
+		return nil, fmt.Errorf("negative amount %s dropped", string(raw))
 	}
 	return &v, nil
 }

@@ -102,7 +102,7 @@ func TestReadReferenceSharedFile(t *testing.T) {
 		ContractType:  "Joint Venture",
 		EffectiveDate: "2020-04-07",
 		Scope:         "Joint filing agreement regarding common stock of Spring Bank Pharmaceuticals, Inc.",
-		SourcePath:    path,
+		SourcePath:    path, ExtractedBy: contract.ReferenceSource,
 		Parties: []contract.PartyRole{
 			{Name: "UBS ONCOLOGY IMPACT FUND L.P.", Role: "Party", Location: &contract.Location{Country: "US"}},
 			{Name: "ONCOLOGY IMPACT FUND (CAYMAN) MANAGEMENT L.P.", Role: "Party", Location: &contract.Location{Country: "KY"}},
@@ -144,7 +144,7 @@ func TestReferenceRecordNormalisation(t *testing.T) {
 	want := &contract.Contract{
 		ID: "ACME_2019-EX-10.1-DEVELOPMENT AGREEMENT", Title: "Development Agreement",
 		Summary: "A supply deal", ContractType: "Development", EndDate: "2021-03-01",
-		Duration: "P1Y6M", DurationDays: &days, TotalAmount: &amount, Scope: "Scope", SourcePath: path,
+		Duration: "P1Y6M", DurationDays: &days, TotalAmount: &amount, Scope: "Scope", SourcePath: path, ExtractedBy: contract.ReferenceSource,
 		GoverningLaw: &contract.Location{Country: "US", State: "NY"},
 		Parties: []contract.PartyRole{
 			{Name: "Acme Corp.", Role: "Licensor", Location: &contract.Location{Country: "US", State: "TX", City: "Austin"}},
@@ -184,13 +184,13 @@ func TestReferenceMalformed(t *testing.T) {
 			name:      "broken mid-array",
 			content:   "[" + good + `, {"file_id": "b", "summary": `,
 			wantIDs:   []string{"a"},
-			wantFatal: `F: record 2: malformed JSON at byte 110: unexpected EOF`,
+			wantFatal: `F: record 2: malformed JSON at byte 139: the record starting at byte 111 is not closed`,
 		},
 		{
 			name:     "wrong types",
 			content:  "[" + good + `, {"file_id": "b", "summary": 5}, {"file_id": "c", "parties": [{"name": ["x"]}]}, {"file_id": 7}, ` + strings.Replace(good, `"a"`, `"d"`, 1) + "]",
 			wantIDs:  []string{"a", "d"},
-			wantRecs: []string{`F: record 2 (id "b"): field summary: expected string, got JSON number`, `F: record 3 (id "c"): field parties.name: expected string, got JSON array`, `F: record 4: field file_id: expected string, got JSON number`},
+			wantRecs: []string{`F: record 2 (id "b"): field summary: expected a string, got JSON number`, `F: record 3 (id "c"): field parties.name: expected a string, got JSON array`, `F: record 4: field file_id: expected a string, got JSON number`},
 		},
 		{
 			name:     "missing id",
@@ -200,8 +200,8 @@ func TestReferenceMalformed(t *testing.T) {
 		{
 			name:      "not an array of objects",
 			content:   `[1}`,
-			wantRecs:  []string{`F: record 1: expected a JSON object, got JSON number`},
-			wantFatal: `F: after record 1: malformed JSON at byte 2: invalid character '}' after array element`,
+			wantRecs:  []string{`F: record 1: expected an object, got JSON number`},
+			wantFatal: `F: record 2: malformed JSON at byte 2: expected , or ] between records, found '}'`,
 		},
 	}
 	for _, tt := range tests {
@@ -308,6 +308,11 @@ func TestParseAmount(t *testing.T) {
 	}
 	if _, err := parseAmount(json.RawMessage(`"lots"`)); err == nil || err.Error() != `invalid amount "lots" dropped` {
 		t.Errorf("parseAmount(lots) error = %v", err)
+	}
+	for _, in := range []string{`-5`, `"-$1,000"`} {
+		if got, err := parseAmount(json.RawMessage(in)); err == nil || got != nil || !strings.Contains(err.Error(), "negative amount") {
+			t.Errorf("parseAmount(%s) = %v, %v; want a negative amount dropped", in, got, err)
+		}
 	}
 }
 

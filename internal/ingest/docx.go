@@ -14,14 +14,19 @@ import (
 // bomb cannot exhaust memory.
 const maxDocxXML = 64 << 20
 
+// errTextLimit stops reading a document whose text is over the limit.
+var errTextLimit = errors.New("text over the limit")
+
 // oleMagic starts an OLE compound file: a password-protected Office file
 // (or a legacy .doc renamed to .docx).
 var oleMagic = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
 
 // docxText extracts the text of a Word document: paragraphs separated by a
 // blank line, table rows one per line with cells separated by " | ", and
-// line breaks and tabs kept.
-func docxText(data []byte) (string, error) {
+// line breaks and tabs kept. It stops with errTextLimit as soon as the
+// text is over maxText bytes: a compressed document can hold far more text
+// than its size says, and reading it all would be work for nothing.
+func docxText(data []byte, maxText int) (string, error) {
 	if bytes.HasPrefix(data, oleMagic) {
 		return "", fmt.Errorf("%w: OLE container (password-protected or legacy .doc)", ErrEncrypted)
 	}
@@ -46,7 +51,10 @@ func docxText(data []byte) (string, error) {
 		return "", fmt.Errorf("%w: docx: %v", ErrCorrupt, err)
 	}
 	defer rc.Close()
-	text, err := wordXMLText(io.LimitReader(rc, maxDocxXML))
+	text, err := wordXMLText(io.LimitReader(rc, maxDocxXML), maxText)
+	if errors.Is(err, errTextLimit) {
+		return "", err
+	}
 	if err != nil {
 		return "", fmt.Errorf("%w: docx: %v", ErrCorrupt, err)
 	}
@@ -55,7 +63,7 @@ func docxText(data []byte) (string, error) {
 
 // wordXMLText walks WordprocessingML. Only the elements that carry text or
 // structure matter; everything else (formatting, drawings) is passed over.
-func wordXMLText(r io.Reader) (string, error) {
+func wordXMLText(r io.Reader, maxText int) (string, error) {
 	const w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 	dec := xml.NewDecoder(r)
 	var (
@@ -172,6 +180,9 @@ func wordXMLText(r io.Reader) (string, error) {
 		case xml.CharData:
 			if inText {
 				para.Write(t)
+				if out.Len()+para.Len() > maxText {
+					return "", errTextLimit
+				}
 			}
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/contractgraph/contractgraph/internal/bounded"
 )
 
 // Reasons a file is skipped. Load wraps one of them in a *FileError.
@@ -22,6 +24,8 @@ var (
 	ErrEncrypted   = errors.New("encrypted or password-protected")
 	ErrCorrupt     = errors.New("corrupt or unreadable")
 	ErrTooLarge    = errors.New("file too large")
+	// ErrTextTooLarge is a file whose extracted text is over the limit.
+	ErrTextTooLarge = errors.New("too much text")
 )
 
 // FileError says why one file could not be loaded.
@@ -50,6 +54,12 @@ var Formats = map[string]string{
 // DefaultMaxBytes is the default limit on a file's size.
 const DefaultMaxBytes = 50 << 20
 
+// DefaultMaxTextBytes is the default limit on the text extracted from one
+// file: 4 MiB, fourteen times CUAD's longest contract. A small compressed
+// file (a DOCX) can hold far more text than its size says, and every part
+// of it costs model calls.
+const DefaultMaxTextBytes = 4 << 20
+
 // Document is one loaded document. Text is normalised; all offsets computed
 // later refer to it.
 type Document struct {
@@ -66,14 +76,18 @@ type Document struct {
 
 // Loader reads documents. The zero value is not usable; use NewLoader.
 type Loader struct {
-	maxBytes  int64
-	pdftotext string
+	maxBytes     int64
+	maxTextBytes int
+	pdftotext    string
 }
 
 // LoaderOptions configures a Loader.
 type LoaderOptions struct {
 	// MaxBytes limits a file's size; 0 means DefaultMaxBytes.
 	MaxBytes int64
+	// MaxTextBytes limits the text extracted from a file; 0 means
+	// DefaultMaxTextBytes.
+	MaxTextBytes int
 	// PDFToText is the path of poppler's pdftotext. Empty means the
 	// pure-Go PDF reader is used. FindPDFToText looks it up on PATH.
 	PDFToText string
@@ -84,7 +98,10 @@ func NewLoader(opts LoaderOptions) *Loader {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
-	return &Loader{maxBytes: opts.MaxBytes, pdftotext: opts.PDFToText}
+	if opts.MaxTextBytes <= 0 {
+		opts.MaxTextBytes = DefaultMaxTextBytes
+	}
+	return &Loader{maxBytes: opts.MaxBytes, maxTextBytes: opts.MaxTextBytes, pdftotext: opts.PDFToText}
 }
 
 // Load reads, decodes and normalises one file. Errors are *FileError
@@ -130,8 +147,14 @@ func (l *Loader) load(ctx context.Context, path string) (*Document, error) {
 	doc.SHA256 = hex.EncodeToString(sum[:])
 
 	raw, enc, err := l.extract(ctx, format, path, data)
+	if errors.Is(err, errTextLimit) {
+		return nil, fmt.Errorf("%w: the %s file holds more than %s of text, the limit per file", ErrTextTooLarge, bounded.Size(int64(len(data))), bounded.Size(int64(l.maxTextBytes)))
+	}
 	if err != nil {
 		return nil, err
+	}
+	if len(raw) > l.maxTextBytes {
+		return nil, fmt.Errorf("%w: the %s file holds %s of text, over the limit of %s per file", ErrTextTooLarge, bounded.Size(int64(len(data))), bounded.Size(int64(len(raw))), bounded.Size(int64(l.maxTextBytes)))
 	}
 	doc.Encoding = enc
 	doc.Text, doc.Offsets = Normalize(raw)
@@ -166,7 +189,7 @@ func (l *Loader) extract(ctx context.Context, format, path string, data []byte) 
 		text, err := pdfText(data)
 		return text, "", err
 	case "docx":
-		text, err := docxText(data)
+		text, err := docxText(data, l.maxTextBytes)
 		return text, "", err
 	}
 	return "", "", ErrUnsupported

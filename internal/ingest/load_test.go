@@ -253,7 +253,7 @@ func FuzzDocx(f *testing.F) {
 	f.Add([]byte(makeDOCX(f, para("a\nb")+wordTable([]string{"x", "y"}))))
 	f.Add([]byte("PK\x03\x04"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		text, err := docxText(data)
+		text, err := docxText(data, DefaultMaxTextBytes)
 		if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrEncrypted) {
 			t.Fatalf("unexpected error class: %v", err)
 		}

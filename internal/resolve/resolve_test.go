@@ -33,7 +33,7 @@ func TestScoreRules(t *testing.T) {
 		{resolve.Entity{Name: "Cargill, Incorporated"}, resolve.Entity{Name: "Cargill, Incorporated through its Bio Technology Development Center"}, true, "same"},
 	}
 	for _, tt := range tests {
-		s := resolve.ScorePair(&tt.a, &tt.b)
+		s := resolve.ScorePair(&tt.a, &tt.b, nil)
 		if (s.Value >= resolve.DefaultThreshold) != tt.merge || !strings.Contains(s.Reason, tt.reasonPart) {
 			t.Errorf("%q / %q: score %.3f (%s), want merge=%v with reason containing %q", tt.a.Name, tt.b.Name, s.Value, s.Reason, tt.merge, tt.reasonPart)
 		}

@@ -20,19 +20,46 @@ type Entity struct {
 	// CoParties are the PartyKeys of the other parties on its contracts.
 	CoParties []string
 
-	key    string   // PartyKey of the name, qualifiers removed
-	tokens []string // words of key
-	form   string   // legal-form class: "", "corp", "llc" or "partnership"
-	role   bool     // the name is a role word or placeholder
+	key     string   // PartyKey of the name, qualifiers removed
+	compact string   // key without spaces
+	tokens  []string // words of key
+	form    string   // legal-form class: "", "corp", "llc" or "partnership"
+	role    bool     // the name is a role word or placeholder
+	// contracts, coParties and countries are the fields of the same names,
+	// sorted and without repeats, so that comparing two entities takes time
+	// linear (at worst) in what they hold, not its product.
+	contracts, coParties, countries []string
 }
 
 // prepare computes the derived fields of e.
 func (e *Entity) prepare() {
 	name := stripQualifier(e.Name)
 	e.key = contract.PartyKey(name)
+	e.compact = strings.ReplaceAll(e.key, " ", "")
 	e.tokens = strings.Fields(e.key)
 	e.form = legalForm(name, e.key)
 	e.role = IsRoleWord(name) || !hasLetter(e.key)
+	e.contracts = sortedSet(e.ContractIDs)
+	e.coParties = sortedSet(e.CoParties)
+	e.countries = sortedSet(e.Countries)
+}
+
+// sortedSet returns ss sorted without repeats, copying it unless it is so
+// already.
+func sortedSet(ss []string) []string {
+	sorted := true
+	for i := 1; i < len(ss); i++ {
+		if ss[i-1] >= ss[i] {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return ss
+	}
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // qualifierRE matches what follows a party's name in some mentions: a
@@ -79,8 +106,38 @@ type Score struct {
 	Reason string  `json:"reason"`
 }
 
-// score compares two prepared entities.
-func score(a, b *Entity) Score {
+// Words counts, for each word of the parties' keys, the parties whose key
+// has it. A misspelling is a word (almost) nobody else writes, so a one-edit
+// difference between two words that other parties use too ("Ridge" and
+// "Bridge") is two words, not a typo. A nil Words knows no word.
+type Words map[string]int32
+
+// CountWords counts the words of the prepared entities ents.
+func CountWords(ents []*Entity) Words {
+	w := Words{}
+	for _, e := range ents {
+		for i, t := range e.tokens {
+			if !slices.Contains(e.tokens[:i], t) {
+				w[t]++
+			}
+		}
+	}
+	return w
+}
+
+// established reports whether every word of ws is used by another party
+// than the one at hand, and there is at least one.
+func (w Words) established(ws []string) bool {
+	for _, t := range ws {
+		if w[t] < 2 {
+			return false
+		}
+	}
+	return len(ws) > 0
+}
+
+// score compares two prepared entities, with the word counts of words.
+func score(a, b *Entity, words Words) Score {
 	switch {
 	case a.role || b.role:
 		return Score{Reason: "role word or placeholder, not a name"}
@@ -89,21 +146,26 @@ func score(a, b *Entity) Score {
 	case a.form != "" && b.form != "" && a.form != b.form:
 		return Score{Reason: "different legal forms (" + a.form + ", " + b.form + ")"}
 	}
-	name, why := nameSimilarity(a, b)
+	name, why := nameSimilarity(a, b, words)
 	s := Score{Name: name, Value: name, Reason: why}
 	if name == 0 {
 		return s
 	}
-	if len(a.Countries) > 0 && len(b.Countries) > 0 {
-		if intersects(a.Countries, b.Countries) {
+	apart := false // seated in different countries
+	if len(a.countries) > 0 && len(b.countries) > 0 {
+		if intersects(a.countries, b.countries) {
 			s.Value += 0.02
 			s.Reason += "; shared country"
 		} else {
+			apart = true
 			s.Value -= 0.10
 			s.Reason += "; different countries"
 		}
 	}
-	if intersects(a.CoParties, b.CoParties) {
+	// A counterparty deals with firms in many countries: sharing one does
+	// not outweigh being seated apart (so "Delta Gate Labs AG" in DE and
+	// "DeltaGate Labs Inc." in the US stay two).
+	if !apart && intersects(a.coParties, b.coParties) {
 		s.Value += 0.03
 		s.Reason += "; shared counterparty"
 	}
@@ -113,12 +175,18 @@ func score(a, b *Entity) Score {
 
 // nameSimilarity compares the keys: equal keys score 1, keys equal but for
 // spaces ("a b watley" / "ab watley") 0.98; otherwise every word of one
-// must pair with a word of the other, exactly or as a typo (one edit in a
-// word of five or more letters, two in ten or more), and the score is the
-// mean of Jaro-Winkler and Levenshtein similarity of the keys. Keys whose
-// words do not pair up (an extra word, a different designator) score at
-// most 0.6 of that mean: they name different entities.
-func nameSimilarity(a, b *Entity) (float64, string) {
+// must pair with a word of the other, exactly or, for one word of five or
+// more letters, as a typo (one edit), and the score is the mean of
+// Jaro-Winkler and Levenshtein similarity of the keys. A typo needs the rest
+// of the name to vouch for it: at least one word identical in both (one-word
+// names a letter apart, "Microgenics" and "MacroGenics", are as often two
+// companies as one misspelt), and one typo at most ("ZenithWave" and
+// "ZenithGate" are two edits apart: two words), and the words that differ
+// must not all be words other parties use as well (see Words). Keys whose words do not pair
+// up (an extra word, a different designator) score at most 0.6 of that mean:
+// they name different entities. So only keys within one edit of each other,
+// spaces aside, score above 0.6, which is what blocking relies on.
+func nameSimilarity(a, b *Entity, words Words) (float64, string) {
 	if a.key == b.key {
 		return 1, "same normalised name"
 	}
@@ -130,10 +198,14 @@ func nameSimilarity(a, b *Entity) (float64, string) {
 		return 0.98, "same name but for spacing"
 	}
 	lex := (JaroWinkler(a.key, b.key) + levenshteinSimilarity(a.key, b.key)) / 2
-	if typos, ok := alignTokens(a.tokens, b.tokens); ok {
+	onlyA, onlyB := wordsApart(a.tokens, b.tokens)
+	if words.established(onlyA) && words.established(onlyB) {
+		return 0.6 * lex, "names differ in words other parties use too (" + strings.Join(onlyA, " ") + " / " + strings.Join(onlyB, " ") + ")"
+	}
+	if typos, ok := alignTokens(a.tokens, b.tokens); ok && (typos == 0 || (typos == 1 && len(a.tokens) > 1)) {
 		return min(0.97, lex), "names differ by " + plural(typos, "typo")
 	}
-	if len(ca) >= 8 && Levenshtein(ca, cb) == 1 {
+	if len(ca) >= 8 && shareWord(a.tokens, b.tokens) && Levenshtein(ca, cb) == 1 {
 		return min(0.96, lex), "names differ by one typo"
 	}
 	return 0.6 * lex, "names differ"
@@ -193,18 +265,52 @@ func isTypo(a, b string) bool {
 	if n < 5 || hasDigit(a) || hasDigit(b) {
 		return false
 	}
-	d := Levenshtein(a, b)
-	return d == 1 || (d == 2 && n >= 10)
+	return Levenshtein(a, b) == 1
+}
+
+// wordsApart returns the words of a not in b and those of b not in a.
+func wordsApart(a, b []string) (onlyA, onlyB []string) {
+	for _, w := range a {
+		if !slices.Contains(b, w) {
+			onlyA = append(onlyA, w)
+		}
+	}
+	for _, w := range b {
+		if !slices.Contains(a, w) {
+			onlyB = append(onlyB, w)
+		}
+	}
+	return onlyA, onlyB
+}
+
+// shareWord reports whether a and b have a word in common.
+func shareWord(a, b []string) bool {
+	for _, w := range a {
+		if slices.Contains(b, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
 
-func sharesContract(a, b *Entity) bool { return intersects(a.ContractIDs, b.ContractIDs) }
+func sharesContract(a, b *Entity) bool { return intersects(a.contracts, b.contracts) }
 
+// intersects reports whether the sorted sets a and b share an element, in
+// time O(s log l) for the smaller s and the larger l: each element of the
+// smaller is looked up in what remains of the larger.
 func intersects(a, b []string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
 	for _, x := range a {
-		if slices.Contains(b, x) {
+		i, found := slices.BinarySearch(b, x)
+		if found {
 			return true
+		}
+		if b = b[i:]; len(b) == 0 {
+			return false
 		}
 	}
 	return false

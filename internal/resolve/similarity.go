@@ -1,5 +1,7 @@
 package resolve
 
+import "github.com/contractgraph/contractgraph/internal/textmatch"
+
 // JaroWinkler returns the Jaro-Winkler similarity of a and b in [0, 1]
 // (prefix scale 0.1, prefix up to 4 characters), computed on runes.
 func JaroWinkler(a, b string) float64 {
@@ -55,37 +57,8 @@ func JaroWinkler(a, b string) float64 {
 
 // Levenshtein returns the edit distance between a and b in runes, counting
 // an adjacent transposition as one edit (optimal string alignment), so
-// "Watley" and "Wately" are one edit apart.
-func Levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) == 0 {
-		return len(rb)
-	}
-	if len(rb) == 0 {
-		return len(ra)
-	}
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}
+// "Watley" and "Wately" are one edit apart: textmatch.EditDistance.
+func Levenshtein(a, b string) int { return textmatch.EditDistance(a, b) }
 
 // levenshteinSimilarity is 1 - distance/longer length, in [0, 1].
 func levenshteinSimilarity(a, b string) float64 {

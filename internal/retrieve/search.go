@@ -19,7 +19,9 @@ type Searcher struct {
 	embedder llm.Embedder // nil: BM25 only
 	model    string
 	log      *slog.Logger
-	// Depth is how many candidates each ranking contributes before fusion.
+	// depth is how many candidates the vector ranking contributes before
+	// fusion; the lexical ranking takes up to graph.MaxClauseCandidates,
+	// which covers every matching passage of all but the longest contracts.
 	depth int
 
 	checked sync.Once // the store's vectors for model, counted once
@@ -61,17 +63,18 @@ func (s *Searcher) Hybrid() bool {
 }
 
 // Search ranks passages for q. In hybrid mode the vector ranking covers
-// chunks only, and only under the filters a vector scan can apply
-// (contract ids, no clause-type restriction); otherwise BM25 alone answers.
+// chunks only, under the same contract filter as BM25 (the store compiles
+// q.Filter for both); a clause-type restriction, which chunks do not have,
+// leaves BM25 alone to answer.
 // A failing embedding call is an error, never a silent BM25 answer. When the
 // store cannot search vectors, or holds no vector by the configured model,
 // the Searcher says so once in its log and BM25 carries the ranking.
 func (s *Searcher) Search(ctx context.Context, q graph.ClauseQuery) ([]graph.ClauseHit, error) {
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 5
+	limit, err := q.EffectiveLimit()
+	if err != nil {
+		return nil, err
 	}
-	if s.embedder == nil || len(q.ClauseTypes) > 0 || !onlyContractIDs(q.Filter) {
+	if s.embedder == nil || len(q.ClauseTypes) > 0 {
 		return s.store.SearchClauses(ctx, q)
 	}
 	vs, ok := s.store.(graph.VectorStore)
@@ -83,7 +86,7 @@ func (s *Searcher) Search(ctx context.Context, q graph.ClauseQuery) ([]graph.Cla
 	}
 	s.checked.Do(func() { s.checkVectors(ctx) })
 	wide := q
-	wide.Limit = s.depth
+	wide.Limit = graph.MaxClauseCandidates
 	bm25, err := s.store.SearchClauses(ctx, wide)
 	if err != nil {
 		return nil, err
@@ -96,13 +99,16 @@ func (s *Searcher) Search(ctx context.Context, q graph.ClauseQuery) ([]graph.Cla
 		return nil, fmt.Errorf("embed the query for hybrid search: got %d vectors for 1 text", len(vecs))
 	}
 	near, err := vs.SearchVectors(ctx, graph.VectorQuery{
-		Vector: vecs[0], ContractIDs: q.Filter.ContractIDs, Model: s.model, Limit: s.depth,
+		Vector: vecs[0], Filter: q.Filter, Model: s.model, Limit: s.depth,
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.log.Debug("hybrid clause search", "bm25", len(bm25), "vector", len(near))
-	fused := Fuse(DefaultRRFK, bm25, near)
+	// The lexical half is ranked here, over the candidates, so that both
+	// backends fuse the same lists (see rankPool).
+	near = stableRanks(near)
+	fused := Fuse(DefaultRRFK, rankPool(q.Query, pool(bm25, near)), near)
 	if len(fused) > limit {
 		fused = fused[:limit]
 	}
@@ -127,13 +133,4 @@ func (s *Searcher) checkVectors(ctx context.Context) {
 		s.log.Warn("clause_search: some chunks have no vector by this embedding model and rank by BM25 alone; add them with `contractgraph reindex --embeddings`",
 			"embed_model", s.model, "chunks", c.Total, "without_vector", c.Missing())
 	}
-}
-
-// onlyContractIDs reports whether f sets no condition but ContractIDs (and
-// AsOf, which only matters with Active).
-func onlyContractIDs(f graph.Filter) bool {
-	return f.MinEffectiveDate == "" && f.MaxEffectiveDate == "" && f.MinEndDate == "" && f.MaxEndDate == "" &&
-		f.ContractType == "" && len(f.Parties) == 0 && f.PartyCountry == "" && f.GoverningLawCountry == "" &&
-		f.GoverningLawState == "" && f.Active == nil && f.Monetary == nil && len(f.ClauseTypes) == 0 &&
-		f.SummarySearch == ""
 }

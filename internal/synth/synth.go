@@ -346,7 +346,25 @@ func generateOne(r *rand.Rand, zipf *rand.Zipf, pool []party, seed int64, i int)
 	c.Scope = fmt.Sprintf("%s of %s in %s", scopeVerb(typ), product, territory)
 	c.Summary = fmt.Sprintf("%s between %s (%s) and %s (%s): %s.", c.Title, c.Parties[0].Name, c.Parties[0].Role, c.Parties[1].Name, c.Parties[1].Role, c.Scope)
 	c.Clauses = clauses(r, c, product, territory)
+	timeline(c)
 	return c
+}
+
+// timeline sets the renewal fields the contract's clauses state (see
+// clauseText), drawing no random numbers so that the rest of the corpus
+// stays as it was: an automatic one-year renewal, ninety days' notice of
+// non-renewal, sixty days' notice of termination for convenience.
+func timeline(c *contract.Contract) {
+	for _, cl := range c.Clauses {
+		switch cl.Type {
+		case "Renewal Term":
+			c.RenewalKind, c.RenewalTerm = contract.RenewalAutomatic, "P1Y"
+		case "Notice Period To Terminate Renewal":
+			c.NoticePeriod = "P90D"
+		case "Termination For Convenience":
+			c.TerminationNotice = "P60D"
+		}
+	}
 }
 
 func currencyFor(country string, r *rand.Rand) string {
