@@ -169,6 +169,37 @@ func (s *Server) handleGetContract(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, c)
 }
 
+// deleteResult is DELETE /api/contracts/{id}'s answer.
+type deleteResult struct {
+	Deleted string `json:"deleted"`
+}
+
+// handleDeleteContract removes a contract with its clauses, chunks and
+// roles and the parties and locations only it used.
+func (s *Server) handleDeleteContract(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if strings.TrimSpace(id) == "" {
+		s.fail(w, r, &tools.ArgError{Field: "id", Msg: "missing contract id"})
+		return
+	}
+	d, ok := s.store.(graph.ContractDeleter)
+	if !ok {
+		writeError(w, http.StatusServiceUnavailable, &apiError{Code: codeUnavailable, Message: "this store cannot delete contracts"})
+		return
+	}
+	deleted, err := d.DeleteContracts(r.Context(), []string{id})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if len(deleted) == 0 {
+		s.fail(w, r, fmt.Errorf("contract %q: %w", id, graph.ErrNotFound))
+		return
+	}
+	s.log.Info("contract deleted", "id", id)
+	writeJSON(w, http.StatusOK, deleteResult{Deleted: id})
+}
+
 func (s *Server) getContract(ctx context.Context, id string) (*contract.Contract, error) {
 	if strings.TrimSpace(id) == "" {
 		return nil, &tools.ArgError{Field: "id", Msg: "missing contract id"}
@@ -197,10 +228,10 @@ func (s *Server) handleContractGraph(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handlePartyGraph(w http.ResponseWriter, r *http.Request) {
-	g, _, err := s.partyGraph(r.Context(), r.PathValue("id"))
+	v, err := s.partyGraph(r.Context(), r.PathValue("id"), r.URL.Query().Get("by"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, g)
+	writeJSON(w, http.StatusOK, v.Graph)
 }

@@ -84,7 +84,7 @@ func TestAPIErrors(t *testing.T) {
 		{"page too large", "GET", "/api/contracts?limit=10&page=1002", "", "", 400, codeInvalidArgument, "page"},
 		{"bad group_by", "GET", "/api/aggregate?group_by=colour", "", "", 400, codeInvalidArgument, "group_by"},
 		{"unknown API route", "GET", "/api/nothing-here", "", "", 404, codeNotFound, ""},
-		{"wrong method", "DELETE", "/api/contracts/acme-distribution", "", "", 405, "method_not_allowed", ""},
+		{"wrong method", "PUT", "/api/contracts/acme-distribution", "", "", 405, "method_not_allowed", ""},
 		{"ask without a model", "POST", "/api/ask", "application/json", `{"question":"hi"}`, 503, codeNoModel, ""},
 		{"ingest without a pipeline", "POST", "/api/ingest", "multipart/form-data; boundary=x", "", 503, codeNoIngest, ""},
 	}
@@ -117,6 +117,11 @@ func TestAPIErrors(t *testing.T) {
 	rec := do(t, s2.Handler(), "POST", "/api/ask", "application/json", strings.NewReader(big))
 	if rec.Code != 413 || errorOf(t, rec.Body.Bytes()).Code != codeTooLarge {
 		t.Errorf("oversized ask: %d %s, want 413 too_large", rec.Code, rec.Body)
+	}
+	// A value of the wrong type is described in JSON's words, not Go's.
+	rec = do(t, s2.Handler(), "POST", "/api/ask", "application/json", strings.NewReader(`{"question":5}`))
+	if e := errorOf(t, rec.Body.Bytes()); rec.Code != 400 || e.Field != "question" || e.Message != "question: expected a string, got JSON number" {
+		t.Errorf(`ask {"question":5}: %d %+v`, rec.Code, e)
 	}
 }
 
@@ -526,19 +531,6 @@ func TestLoopbackAddr(t *testing.T) {
 	} {
 		if got := loopbackHost(host); got != want {
 			t.Errorf("loopbackHost(%s) = %v, want %v", host, got, want)
-		}
-	}
-}
-
-func TestPartyNameCandidates(t *testing.T) {
-	tests := map[string][]string{
-		"acme-corp":                 {"acme corp", "acme", "corp"},
-		"b-and-c-general-warehouse": {"b and c general warehouse", "b c general warehouse", "warehouse", "general"},
-		"globex-2":                  {"globex 2", "globex"},
-	}
-	for id, want := range tests {
-		if diff := cmp.Diff(want, partyNameCandidates(id)); diff != "" {
-			t.Errorf("partyNameCandidates(%q) (-want +got):\n%s", id, diff)
 		}
 	}
 }

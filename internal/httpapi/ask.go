@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contractgraph/contractgraph/internal/agent"
+	"github.com/contractgraph/contractgraph/internal/jsonmsg"
 	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
@@ -170,11 +171,11 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 		if errors.As(err, &tooBig) {
 			return err
 		}
-		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return &tools.ArgError{Field: strings.Trim(name, `"`), Msg: "unknown field"}
-		}
 		if errors.Is(err, io.EOF) {
 			return &tools.ArgError{Msg: "empty request body: send a JSON object"}
+		}
+		if field, msg, ok := jsonmsg.Describe(err); ok {
+			return &tools.ArgError{Field: field, Msg: msg}
 		}
 		return &tools.ArgError{Msg: "invalid JSON body: " + err.Error()}
 	}

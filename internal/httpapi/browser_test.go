@@ -3,11 +3,13 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,40 +41,73 @@ func findChromium(t *testing.T) string {
 	return ""
 }
 
-// browser starts a headless chromium with a fresh profile and returns a tab
-// context bounded by timeout.
+// The test binary's one browser, started by the first browser test and
+// closed by TestMain: each test gets a tab of its own in a fresh browser
+// context (no cookies or storage shared between tests), which costs far
+// less than a browser per test.
+var shared struct {
+	once   sync.Once
+	ctx    context.Context // the browser's first tab; tabs are its children
+	cancel func()
+	err    error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.cancel != nil {
+		shared.cancel()
+	}
+	os.Exit(code)
+}
+
+// browser returns a new tab of the shared headless chromium, with a 1280 ×
+// 900 viewport and its steps bounded by timeout.
 func browser(t *testing.T, timeout time.Duration) context.Context {
 	t.Helper()
 	path := findChromium(t)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	// Start the browser with a context without deadline (see chromedp.Run),
-	// then bound the test's steps.
-	if err := chromedp.Do(ctx); err != nil {
-		cancelTab()
-		cancelAlloc()
-		t.Fatalf("start %s: %v", path, err)
+	shared.once.Do(func() {
+		dir, err := os.MkdirTemp("", "contractgraph-chromium-")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+			chromedp.ExecPath(path),
+			chromedp.Headless,
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.NoFirstRun,
+			chromedp.NoDefaultBrowserCheck,
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-dev-shm-usage", true),
+			chromedp.Flag("disable-extensions", true),
+			chromedp.Flag("hide-scrollbars", true),
+			chromedp.UserDataDir(dir),
+			chromedp.WindowSize(1280, 900),
+		)
+		ctx, cancelTab := chromedp.NewContext(allocCtx)
+		shared.ctx = ctx
+		shared.cancel = func() { cancelTab(); cancelAlloc(); os.RemoveAll(dir) }
+		// Start the browser with a context without deadline (see chromedp.Run).
+		if err := chromedp.Do(ctx); err != nil {
+			shared.err = fmt.Errorf("start %s: %w", path, err)
+		}
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
 	}
-	stepCtx, cancelSteps := context.WithTimeout(ctx, timeout)
+	tab, cancelTab := chromedp.NewContext(shared.ctx, chromedp.WithNewBrowserContext())
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(1280, 900)); err != nil {
+		cancelTab()
+		t.Fatalf("open a tab: %v", err)
+	}
+	stepCtx, cancelSteps := context.WithTimeout(tab, timeout)
 	t.Cleanup(func() {
 		cancelSteps()
 		cancelTab()
-		cancelAlloc()
 	})
 	return stepCtx
 }
@@ -154,6 +189,17 @@ func TestBrowser(t *testing.T) {
 	if got := eval[string](t, ctx, `document.querySelector('#expiring').parentElement.innerText`); !strings.Contains(got, "Acme Distribution Agreement") {
 		t.Errorf("expiring soon = %q, want the Acme distribution agreement", got)
 	}
+	// Act on these: the notice deadline comes first, before the renewal
+	// that falls earlier in the window's order of dates, and the panel
+	// offers the calendar feed.
+	actOn := eval[[]string](t, ctx, `[...document.querySelectorAll('#act-on tbody tr')].map(r => r.innerText)`)
+	if len(actOn) != 2 || !strings.Contains(actOn[0], "Notice deadline") || !strings.Contains(actOn[0], "Initech Software License") ||
+		!strings.Contains(actOn[0], "2026-12-30") || !strings.Contains(actOn[1], "Renews") {
+		t.Errorf("act on these = %q, want Initech's notice deadline first, then Acme's renewal", actOn)
+	}
+	if href := eval[string](t, ctx, `document.querySelector('#act-on a[href$=".ics"]').getAttribute('href')`); href != "/api/deadlines.ics" {
+		t.Errorf("calendar link %q", href)
+	}
 	screenshot(t, ctx, shots, "1-dashboard")
 
 	// Contracts: filter by party with the form; htmx swaps the results in
@@ -179,14 +225,14 @@ func TestBrowser(t *testing.T) {
 	// The contract page: clause highlighted in the text, linked from the list.
 	must(t, ctx, "open the contract",
 		chromedp.Click(chromedp.CSS(`#results a[href="/contracts/initech-license"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`mark#clause-1`)),
+		chromedp.WaitVisible(chromedp.CSS(`mark#clause-2`)),
 	)
-	mark, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`mark#clause-1`)))
+	mark, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`mark#clause-2`)))
 	if err != nil || mark != "Liability of either party is capped at the fees paid in the preceding twelve months." {
 		t.Errorf("highlighted clause = %q, %v", mark, err)
 	}
-	must(t, ctx, "follow the clause link", chromedp.Click(chromedp.CSS(`a[href="#clause-1"]`)))
-	waitFor(t, ctx, "the clause anchor", `location.hash === '#clause-1'`)
+	must(t, ctx, "follow the clause link", chromedp.Click(chromedp.CSS(`a[href="#clause-2"]`)))
+	waitFor(t, ctx, "the clause anchor", `location.hash === '#clause-2'`)
 	screenshot(t, ctx, shots, "3-contract")
 
 	// The graph of a contract's neighbourhood, drawn by cytoscape.

@@ -14,20 +14,27 @@ import (
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
-// apiError is the body of every error response:
-// {"error":{"code":"invalid_argument","message":"…","field":"…"}}.
+// Error is the body of every error response, and of the CLI's errors
+// under --json: {"error":{"code":"invalid_argument","message":"…","field":"…"}}.
 // Code is stable and meant for programs; Message is for people; Field names
-// the offending argument or parameter when there is one.
-type apiError struct {
+// the offending argument or parameter when there is one; Valid lists the
+// values it takes when they are a closed set.
+type Error struct {
 	Code    string   `json:"code"`
 	Message string   `json:"message"`
 	Field   string   `json:"field,omitempty"`
 	Valid   []string `json:"valid,omitempty"`
 }
 
-type errorBody struct {
-	Error *apiError `json:"error"`
+// ErrorBody wraps an Error as the response body: {"error":{…}}.
+type ErrorBody struct {
+	Error *Error `json:"error"`
 }
+
+type (
+	apiError  = Error
+	errorBody = ErrorBody
+)
 
 // Error codes.
 const (
@@ -40,6 +47,7 @@ const (
 	codeNoModel         = "no_model"
 	codeNoIngest        = "ingest_unavailable"
 	codeUnavailable     = "unavailable"
+	codeBusy            = "busy"
 	codeTimeout         = "timeout"
 	codeInternal        = "internal"
 )
@@ -48,27 +56,52 @@ const (
 // safe message. Internal errors are logged and answered with a generic
 // message so that no storage detail leaks.
 func (s *Server) errorFor(r *http.Request, err error) (int, *apiError) {
-	var argErr *tools.ArgError
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &argErr):
-		return http.StatusBadRequest, &apiError{Code: codeInvalidArgument, Message: argErr.Error(), Field: argErr.Field, Valid: argErr.Valid}
-	case errors.Is(err, tools.ErrUnknownTool):
-		return http.StatusNotFound, &apiError{Code: codeUnknownTool, Message: err.Error()}
-	case errors.Is(err, graph.ErrNotFound):
-		return http.StatusNotFound, &apiError{Code: codeNotFound, Message: notFoundMessage(err)}
-	case errors.As(err, &tooBig):
-		return http.StatusRequestEntityTooLarge, &apiError{Code: codeTooLarge, Message: "the request body is larger than the limit of " + byteSize(tooBig.Limit)}
-	case errors.Is(err, llm.ErrNoModel):
-		return http.StatusServiceUnavailable, &apiError{Code: codeNoModel, Message: noModelMessage}
-	case errors.Is(err, context.DeadlineExceeded):
-		return http.StatusGatewayTimeout, &apiError{Code: codeTimeout, Message: "the request took too long"}
-	case errors.Is(err, context.Canceled):
-		// The client went away; the status is only for the log.
-		return 499, &apiError{Code: "cancelled", Message: "the request was cancelled"}
+	if status, e, ok := Classify(err); ok {
+		return status, e
 	}
 	s.log.ErrorContext(r.Context(), "request failed", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
 	return http.StatusInternalServerError, &apiError{Code: codeInternal, Message: "internal error; the server log has the details"}
+}
+
+// Codes other edges use: CodeInternal for an error that is nobody's
+// mistake but ours, CodeInvalidArgument for the caller's.
+const (
+	CodeInternal        = codeInternal
+	CodeInvalidArgument = codeInvalidArgument
+)
+
+// Classify says how the API reports err: its HTTP status and error body.
+// ok is false for an internal error, which the server logs and answers
+// with a generic message (CodeInternal); the CLI, whose user is the one
+// who met it, shows such an error's own message in the same shape.
+func Classify(err error) (status int, e *Error, ok bool) {
+	var argErr *tools.ArgError
+	var queryErr *graph.ArgError
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &argErr):
+		return http.StatusBadRequest, &apiError{Code: codeInvalidArgument, Message: argErr.Error(), Field: argErr.Field, Valid: argErr.Valid}, true
+	case errors.As(err, &queryErr):
+		return http.StatusBadRequest, &apiError{Code: codeInvalidArgument, Message: queryErr.Error(), Field: queryErr.Field, Valid: queryErr.Valid}, true
+	case errors.Is(err, graph.ErrInvalidQuery):
+		// A store refused the query: the caller's mistake, said in the
+		// store's words (which name the argument, never storage detail).
+		return http.StatusBadRequest, &apiError{Code: codeInvalidArgument, Message: err.Error()}, true
+	case errors.Is(err, tools.ErrUnknownTool):
+		return http.StatusNotFound, &apiError{Code: codeUnknownTool, Message: err.Error()}, true
+	case errors.Is(err, graph.ErrNotFound):
+		return http.StatusNotFound, &apiError{Code: codeNotFound, Message: notFoundMessage(err)}, true
+	case errors.As(err, &tooBig):
+		return http.StatusRequestEntityTooLarge, &apiError{Code: codeTooLarge, Message: "the request body is larger than the limit of " + byteSize(tooBig.Limit)}, true
+	case errors.Is(err, llm.ErrNoModel):
+		return http.StatusServiceUnavailable, &apiError{Code: codeNoModel, Message: noModelMessage}, true
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusGatewayTimeout, &apiError{Code: codeTimeout, Message: "the request took too long"}, true
+	case errors.Is(err, context.Canceled):
+		// The client went away; the status is only for the log.
+		return 499, &apiError{Code: "cancelled", Message: "the request was cancelled"}, true
+	}
+	return http.StatusInternalServerError, nil, false
 }
 
 // notFoundMessage keeps the part of a not-found error that names what was

@@ -64,7 +64,7 @@ func fixtureContracts(t testing.TB, bulk int) []*contract.Contract {
 			ID: "acme-distribution", Title: "Acme Distribution Agreement", ContractType: "Distributor",
 			Summary: "Globex appoints Acme as exclusive distributor of widgets in North America.",
 			Scope:   "Distribution of widgets", EffectiveDate: "2019-01-15", EndDate: "2026-12-31",
-			TotalAmount: ptr(500000.0), Currency: "USD", NoticePeriod: "P90D",
+			TotalAmount: ptr(500000.0), Currency: "USD", NoticePeriod: "P90D", RenewalKind: contract.RenewalAutomatic, RenewalTerm: "P1Y",
 			GoverningLaw: &contract.Location{Country: "US", State: "NY"},
 			Parties: []contract.PartyRole{
 				{Name: "Globex Ltd", Role: "Supplier", Location: &contract.Location{Country: "GB", City: "London"}},
@@ -81,6 +81,7 @@ func fixtureContracts(t testing.TB, bulk int) []*contract.Contract {
 			ID: "initech-license", Title: "Initech Software License", ContractType: "License Agreement",
 			Summary:       "Initech licenses its accounting software to Acme.",
 			EffectiveDate: "2021-03-01", EndDate: "2024-02-28", TotalAmount: ptr(250000.0), Currency: "USD",
+			RenewalKind: contract.RenewalAutomatic, RenewalTerm: "P1Y", NoticePeriod: "P60D",
 			GoverningLaw: &contract.Location{Country: "US", State: "CA"},
 			Parties: []contract.PartyRole{
 				{Name: "Initech Inc.", Role: "Licensor", Location: &contract.Location{Country: "US", State: "TX"}},

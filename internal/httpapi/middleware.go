@@ -110,7 +110,7 @@ func (s *Server) cors(next http.Handler) http.Handler {
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", origin)
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			h.Set("Access-Control-Allow-Methods", "GET, POST")
+			h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
 			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept")
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
@@ -149,7 +149,7 @@ func loopbackHost(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// crossOriginProtection rejects state-changing requests (POST) that a
+// crossOriginProtection rejects state-changing requests (POST, DELETE) that a
 // browser sends from another origin, such as a form on a web page posting
 // to the local server. Requests without browser headers (curl, SDKs) pass.
 func (s *Server) crossOriginProtection(next http.Handler) http.Handler {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
@@ -83,15 +84,45 @@ func (s *Server) pageDashboard(w http.ResponseWriter, r *http.Request) {
 	page.ByYear = web.Bars(byYear, func(k string) string {
 		return "/contracts?min_effective_date=" + k + "-01-01&max_effective_date=" + k + "-12-31"
 	})
-	q := url.Values{"min_end_date": {today}, "max_end_date": {horizon}, "order_by": {graph.OrderEndDate}, "order": {"asc"}}
-	exp, err := s.searchContracts(ctx, q, 10)
-	if err != nil {
+	if page.Deadlines, page.DeadlinesTotal, err = s.actOn(ctx, today, horizon); err != nil {
 		s.pageFail(w, r, err)
 		return
 	}
-	page.Expiring, page.ExpiringTotal = exp.Examples, exp.TotalCount
-	page.ExpiringURL = "/contracts?" + q.Encode()
+	page.CalendarURL = "/api/deadlines.ics"
 	s.render(w, r, http.StatusOK, web.PageDashboard, page)
+}
+
+// dashboardDeadlines is how many deadlines the dashboard lists.
+const dashboardDeadlines = 12
+
+// actOn lists the deadlines from today to horizon for the dashboard:
+// notice deadlines first (the ones a person must act on), then the
+// renewals and expirations, each by date; and the total.
+func (s *Server) actOn(ctx context.Context, today, horizon string) ([]graph.DeadlineHit, int, error) {
+	args, err := json.Marshal(map[string]any{"from": today, "to": horizon, "limit": graph.DeadlineLimits.Max})
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := s.tools.Call(ctx, tools.NameDeadlineSearch, args)
+	if err != nil {
+		return nil, 0, err
+	}
+	var res graph.DeadlineResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, 0, fmt.Errorf("decode deadline_search result: %w", err)
+	}
+	ds := res.Deadlines
+	slices.SortStableFunc(ds, func(a, b graph.DeadlineHit) int {
+		an, bn := a.Kind == contract.DeadlineNotice, b.Kind == contract.DeadlineNotice
+		switch {
+		case an && !bn:
+			return -1
+		case bn && !an:
+			return 1
+		}
+		return 0 // already by date
+	})
+	return ds[:min(len(ds), dashboardDeadlines)], res.TotalCount, nil
 }
 
 // aggregate counts contracts per group, at most 100 groups.
@@ -138,6 +169,12 @@ func (s *Server) pageContracts(w http.ResponseWriter, r *http.Request) {
 		ClauseGroups:  web.ClauseOptions(),
 		Orders:        orderOptions,
 	}
+	page.Sort = sortHeaders(q)
+	for k := range q {
+		if !listParams[k] {
+			page.ActiveFilters++
+		}
+	}
 	status := http.StatusOK
 	res, err := s.searchContracts(r.Context(), q, webPageSize)
 	var argErr *tools.ArgError
@@ -150,7 +187,11 @@ func (s *Server) pageContracts(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 		page.Result = graph.ContractResult{TotalCount: res.TotalCount, Examples: res.Examples}
+		page.Rows = web.ContractRows(res.Examples, q.Get("parties"))
 		page.Offset = res.Offset
+		if reach := graph.MaxOffset + webPageSize; res.TotalCount > reach {
+			page.Reachable = reach
+		}
 		pageURL := func(offset int) string {
 			p := url.Values{}
 			for k, v := range q {
@@ -181,7 +222,53 @@ func (s *Server) pageContracts(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, status, web.PageContracts, page)
 }
 
-func clauseAnchor(i int) string { return "clause-" + strconv.Itoa(i) }
+// listParams are the contracts list's parameters that are not filters.
+var listParams = map[string]bool{"order_by": true, "order": true, "offset": true, "page": true, "limit": true}
+
+// sortableColumns are the orders the contracts table's headers sort by.
+var sortableColumns = []string{graph.OrderPartyCount, graph.OrderEffectiveDate, graph.OrderEndDate, graph.OrderTotalAmount}
+
+// sortHeaders links each sortable column header of the list filtered by q:
+// to sort by it, newest or largest first, or, for the column the list is
+// sorted by, to reverse the order. Sorting starts again at the first page.
+func sortHeaders(q url.Values) map[string]web.SortHeader {
+	cur := cmp.Or(q.Get("order_by"), graph.OrderEffectiveDate)
+	asc := q.Get("order") == "asc"
+	out := make(map[string]web.SortHeader, len(sortableColumns))
+	for _, col := range sortableColumns {
+		p := url.Values{}
+		for k, v := range q {
+			p[k] = v
+		}
+		p.Del("offset")
+		p.Del("page")
+		p.Set("order_by", col)
+		p.Set("order", "desc")
+		h := web.SortHeader{}
+		if col == cur {
+			h.Sort = "descending"
+			if asc {
+				h.Sort = "ascending"
+			} else {
+				p.Set("order", "asc")
+			}
+		}
+		h.URL = "/contracts?" + p.Encode()
+		out[col] = h
+	}
+	return out
+}
+
+// clauseAnchor is the id of clause i's highlight on the contract page: the
+// part after "#" of the clause id the API gives it ("ID#clause-1"), so that
+// page anchors and API clause ids both count from 1 and one can be made
+// from the other.
+func clauseAnchor(c *contract.Contract, i int) string {
+	if id, ok := strings.CutPrefix(c.Clauses[i].ID, c.ID+"#"); ok && id != "" {
+		return id
+	}
+	return "clause-" + strconv.Itoa(i+1)
+}
 
 func clauseSpanValid(text string, cl contract.Clause) bool {
 	return web.Span{Start: cl.Start, End: cl.End}.Valid(text)
@@ -200,15 +287,22 @@ func (s *Server) pageContract(w http.ResponseWriter, r *http.Request) {
 		spans[0] = web.Span{Start: start, End: end, ID: "cited", Class: "cited", Title: "cited in an answer"}
 	}
 	for i, cl := range c.Clauses {
-		spans = append(spans, web.Span{Start: cl.Start, End: cl.End, ID: clauseAnchor(i), Title: cl.Type})
+		spans = append(spans, web.Span{Start: cl.Start, End: cl.End, ID: clauseAnchor(c, i), Title: cl.Type})
 	}
-	html, valid := web.HighlightText(c.Text, spans)
+	highlight := web.HighlightText
+	markdown := web.IsMarkdown(c.SourcePath)
+	if markdown {
+		highlight = web.HighlightMarkdown
+	}
+	html, valid := highlight(c.Text, spans)
 	valid = valid[1:]
 	s.render(w, r, http.StatusOK, web.PageContract, web.ContractPage{
 		Base:     web.Base{Title: titleOr(c.Title, c.ID), Nav: "contracts"},
 		C:        c,
+		Timeline: contractTimeline(c, s.now()),
 		Groups:   clauseGroups(c, valid),
 		TextHTML: html,
+		Markdown: markdown,
 	})
 }
 
@@ -246,7 +340,7 @@ func clauseGroups(c *contract.Contract, valid []bool) []web.ClauseGroup {
 			it.Excerpt = excerpt(cl.Text, 160)
 		}
 		if i < len(valid) && valid[i] {
-			it.Anchor = clauseAnchor(i)
+			it.Anchor = clauseAnchor(c, i)
 		}
 		byGroup[group] = append(byGroup[group], it)
 	}
@@ -306,18 +400,37 @@ func (s *Server) pageContractGraph(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) pagePartyGraph(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	g, name, err := s.partyGraph(r.Context(), id)
+	by := r.URL.Query().Get("by")
+	v, err := s.partyGraph(r.Context(), id, by)
 	if err != nil {
 		s.pageFail(w, r, err)
 		return
 	}
+	dataURL := "/api/parties/" + url.PathEscape(id) + "/graph"
+	if by == "year" {
+		dataURL += "?by=year"
+	}
 	s.render(w, r, http.StatusOK, web.PageGraph, web.GraphPage{
-		Base:      web.Base{Title: name + " and its contracts", Nav: "contracts"},
-		DataURL:   "/api/parties/" + url.PathEscape(id) + "/graph",
-		BackURL:   "/contracts?parties=" + url.QueryEscape(name),
-		BackLabel: "Contracts of " + name,
-		Graph:     g,
+		Base:      web.Base{Title: v.Name + " and its contracts", Nav: "contracts"},
+		DataURL:   dataURL,
+		BackURL:   "/contracts?parties=" + url.QueryEscape(v.Name),
+		BackLabel: "Contracts of " + v.Name,
+		Note:      v.Note,
+		Groupings: groupings(v.Graph, id, by),
+		Graph:     v.Graph,
 	})
+}
+
+// groupings links the two ways of clustering a party's contracts, when its
+// graph clusters them.
+func groupings(g web.Graph, id, by string) []web.Grouping {
+	if !slices.ContainsFunc(g.Nodes, func(n web.GraphNode) bool { return n.Kind == web.KindContracts }) {
+		return nil
+	}
+	return []web.Grouping{
+		{Label: "contract type", URL: web.PartyGraphURL(id), Current: by != "year"},
+		{Label: "year", URL: web.PartyGraphURL(id) + "?by=year", Current: by == "year"},
+	}
 }
 
 func (s *Server) pageChat(w http.ResponseWriter, r *http.Request) {
@@ -338,4 +451,57 @@ func (s *Server) pageUpload(w http.ResponseWriter, r *http.Request) {
 		Accept:  strings.Join(uploadAccept, ","),
 		MaxMB:   s.maxUpload >> 20,
 	})
+}
+
+// timelineLabels name the timeline's inputs on the contract page.
+var timelineLabels = map[string]string{
+	contract.FieldEffectiveDate: "Starts", contract.FieldEndDate: "Term ends", contract.FieldRenewalKind: "Renewal",
+	contract.FieldRenewalTerm: "Renewal term", contract.FieldNoticePeriod: "Notice to stop renewal",
+	contract.FieldTerminationNotice: "Termination for convenience",
+}
+
+// contractTimeline is the contract page's timeline on now's date, or nil
+// when the contract states none of it.
+func contractTimeline(c *contract.Contract, now time.Time) *web.ContractTimeline {
+	tl := contract.TimelineOf(c)
+	if tl.End.Value == "" && tl.RenewalKind.Value == "" && tl.NoticePeriod.Value == "" && tl.TerminationNotice.Value == "" {
+		return nil
+	}
+	today := now.Format(dateLayout)
+	out := &web.ContractTimeline{AsOf: today}
+	for _, f := range []contract.Fact{tl.Start, tl.End, tl.RenewalKind, tl.RenewalTerm, tl.NoticePeriod, tl.TerminationNotice} {
+		if f.Value == "" {
+			continue
+		}
+		v := f.Value
+		if _, err := contract.ParseISODuration(v); err == nil {
+			v = contract.DurationWords(v)
+		}
+		if f.Field == contract.FieldRenewalKind && tl.RenewalCount > 0 {
+			v += fmt.Sprintf(", at most %d times", tl.RenewalCount)
+		}
+		fact := web.TimelineFact{Label: timelineLabels[f.Field], Value: v}
+		if e := f.Evidence; e != nil {
+			fact.Quote, fact.Verified = e.Quote, e.Verified
+			if e.Verified && e.End > e.Start {
+				fact.Href = web.ContractURL(c.ID) + "?span=" + strconv.Itoa(e.Start) + "-" + strconv.Itoa(e.End) + "#cited"
+			}
+		}
+		out.Facts = append(out.Facts, fact)
+	}
+	if d, err := tl.AsOf(today); err == nil {
+		for _, x := range []struct {
+			label string
+			d     contract.DerivedDate
+		}{
+			{"Current term ends", d.CurrentTermEnd}, {"Notice deadline", d.NoticeDeadline},
+			{"Next renewal", d.NextRenewal}, {"Earliest termination", d.EarliestTermination},
+		} {
+			out.Derived = append(out.Derived, web.TimelineDate{Label: x.label, Date: x.d.Date, Derivation: x.d.Derivation})
+		}
+	}
+	if ds, err := tl.Deadlines(today, now.AddDate(2, 0, 0).Format(dateLayout)); err == nil {
+		out.Upcoming = ds[:min(len(ds), 6)]
+	}
+	return out
 }

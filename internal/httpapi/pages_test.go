@@ -33,9 +33,15 @@ func TestPages(t *testing.T) {
 		{"dashboard", "/", 200, []string{
 			`<span class="n">63</span>Contracts`,
 			`<a href="/contracts?contract_type=Hosting">Hosting</a>`,
-			`End date between 2026-11-20 and 2027-02-18: 1 contract.`,
+			// Act on these: Initech's notice (2026-12-30) first, then
+			// Acme's automatic renewal (2026-12-31).
+			`from 2026-11-20 to 2027-02-18: 2 deadlines.`,
+			`<a href="/api/deadlines.ics">Subscribe to the calendar</a>`,
+			`<td class="date">2026-12-30</td>
+      <td><strong>Notice deadline</strong></td>
+      <td><a href="/contracts/initech-license">Initech Software License</a></td>`,
 			`<a href="/contracts/acme-distribution">Acme Distribution Agreement</a>`,
-		}, []string{"Initech Software License"}},
+		}, []string{"Umbrella Supply Contract"}},
 		{"contracts filtered", "/contracts?contract_type=Distributor", 200,
 			[]string{`<option selected>Distributor</option>`, "1 contract<", `href="/contracts/acme-distribution"`, "500,000 USD", "NY, US"},
 			[]string{"initech-license"}},
@@ -49,10 +55,17 @@ func TestPages(t *testing.T) {
 			[]string{"Showing 51–60 of 60", `href="/contracts?contract_type=Hosting&amp;offset=25&amp;order_by=end_date"`}, []string{"Next →"}},
 		{"contract", "/contracts/acme-distribution", 200, []string{
 			"<h1>Acme Distribution Agreement</h1>",
-			`<mark id="clause-2" class="hl" title="Governing Law">This Agreement is governed by the laws of the State of New York.</mark>`,
-			`<a href="#clause-2">Governing Law</a>`,
+			// Anchors count from 1, as the API's clause ids do (acme-distribution#clause-3).
+			`<mark id="clause-3" class="hl" title="Governing Law">This Agreement is governed by the laws of the State of New York.</mark>`,
+			`<a href="#clause-3">Governing Law</a>`,
 			`<h3>Renewal &amp; Termination</h3>`,
 			`href="/parties/` + url.PathEscape(acmeID) + `/graph">Acme Corp</a> — Distributor`,
+			// Its timeline on 2026-11-20: the 2026 notice deadline has
+			// passed, so the next is the renewed term's.
+			`<h2 id="timeline-h">Timeline</h2>`,
+			`<dt>Notice deadline</dt><dd><strong>2027-10-02</strong>`,
+			`<dt>Next renewal</dt><dd><strong>2026-12-31</strong>`,
+			`<dt>Renewal</dt><dd>automatic`,
 		}, nil},
 		{"contract with a cited span", "/contracts/acme-distribution?span=" + strconv.Itoa(gl.Start) + "-" + strconv.Itoa(gl.Start+16), 200,
 			[]string{`<mark id="cited" class="hl cited"`}, nil},
@@ -101,7 +114,7 @@ func TestContractsFragmentForHTMX(t *testing.T) {
 	if rec.Code != 200 || strings.Contains(body, "<html") || !strings.HasPrefix(strings.TrimSpace(body), `<section id="results"`) {
 		t.Fatalf("htmx request got %d:\n%s", rec.Code, body)
 	}
-	if n := len(regexp.MustCompile(`<tr>\s*<td>`).FindAllString(body, -1)); n != 2 {
+	if n := len(regexp.MustCompile(`<tr>\s*<td`).FindAllString(body, -1)); n != 2 {
 		t.Errorf("%d result rows, want 2", n)
 	}
 }

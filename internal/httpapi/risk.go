@@ -55,6 +55,9 @@ const (
 	stageStarted  = "started"
 	stageProgress = "progress" // a batch stage reporting another passage
 	stageFinished = "finished"
+	// stageFailed ends the last stage, "done", of a review that did not
+	// complete (stopped, timed out, or partial after a model failure).
+	stageFailed = "failed"
 )
 
 // riskStageEvent is the data of a stage event: a pipeline stage started,
@@ -101,10 +104,6 @@ type riskErrorEvent struct {
 // contract, no text, bad body) are JSON errors. When the client
 // disconnects the request context ends, and with it the review.
 func (s *Server) handleRisk(w http.ResponseWriter, r *http.Request) {
-	if s.risk == nil || s.risk.Model == nil {
-		s.fail(w, r, llm.ErrNoModel)
-		return
-	}
 	req, err := s.decodeRiskRequest(w, r)
 	if err != nil {
 		s.fail(w, r, err)
@@ -126,6 +125,12 @@ func (s *Server) handleRisk(w http.ResponseWriter, r *http.Request) {
 	case strings.TrimSpace(c.Text) == "":
 		writeError(w, http.StatusUnprocessableEntity, &apiError{Code: codeNoText,
 			Message: fmt.Sprintf("contract %q has no stored text to review; upload or import its document", id)})
+		return
+	}
+	// The model is checked last, so that an unknown contract is a 404 and
+	// a contract without text a 422 whether or not a model is configured.
+	if s.risk == nil || s.risk.Model == nil {
+		s.fail(w, r, llm.ErrNoModel)
 		return
 	}
 
@@ -156,6 +161,9 @@ func (s *Server) handleRisk(w http.ResponseWriter, r *http.Request) {
 		s.log.InfoContext(r.Context(), "risk review cancelled: the client went away", "contract", c.ID)
 		return
 	}
+	// The last stage says whether the review completed: a partial report
+	// is not "done".
+	st.finish(err != nil || (rep != nil && rep.Partial))
 	if rep != nil {
 		s.log.InfoContext(r.Context(), "risk review", "contract", c.ID, "mode", rep.Mode, "items", len(rep.Items),
 			"removed_citations", len(rep.RemovedCitations), "partial", rep.Partial, "model_calls", st.calls(), "elapsed", time.Since(st.start))
@@ -236,6 +244,7 @@ type riskStream struct {
 
 	mu         sync.Mutex
 	current    *risk.Progress // the stage in progress, nil before the first
+	done       *risk.Progress // the pipeline's "done" step, sent by finish
 	modelCalls int
 	toolCalls  int
 	tools      map[string]int
@@ -257,7 +266,7 @@ func (st *riskStream) progress(p risk.Progress) {
 		st.sendStage(*cur, stageFinished)
 	}
 	if p.Stage == "done" {
-		st.sendStage(p, stageFinished)
+		st.done = &p
 		st.current = nil
 		return
 	}
@@ -265,12 +274,28 @@ func (st *riskStream) progress(p risk.Progress) {
 	st.current = &p
 }
 
+// finish sends the "done" stage once the review has returned: finished,
+// or failed when it did not complete.
+func (st *riskStream) finish(failed bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.done == nil {
+		return
+	}
+	status := stageFinished
+	if failed {
+		status = stageFailed
+	}
+	st.sendStage(*st.done, status)
+	st.done = nil
+}
+
 func (st *riskStream) sendStage(p risk.Progress, status string) {
 	ev := riskStageEvent{
 		Stage: p.Stage, Status: status, Message: p.Message, Iteration: p.Iteration, Done: p.Done, Total: p.Total,
 		ModelCalls: st.modelCalls, ToolCalls: st.toolCalls, ElapsedMS: time.Since(st.start).Milliseconds(),
 	}
-	if status == stageFinished && p.Stage != "done" {
+	if status != stageStarted && status != stageProgress && p.Stage != "done" {
 		ev.Message = "" // the started event said what the stage does
 	}
 	// A failed write means the client is gone; the server then cancels

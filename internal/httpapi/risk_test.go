@@ -271,6 +271,10 @@ func TestRiskRefusalsBeforeStreaming(t *testing.T) {
 	}{
 		{"no model", noModel.URL + "/api/risk/hooli-supply", "", 503, codeNoModel, "", "--model"},
 		{"unknown contract", withModel.URL + "/api/risk/nope", "", 404, codeNotFound, "", `contract "nope"`},
+		// What is wrong with the contract is said whether or not a model
+		// is configured (the README promises the 404).
+		{"unknown contract without a model", noModel.URL + "/api/risk/nope", "", 404, codeNotFound, "", `contract "nope"`},
+		{"no text without a model", noModel.URL + "/api/risk/no-text", "", 422, codeNoText, "", "no stored text"},
 		{"no text", withModel.URL + "/api/risk/no-text", "", 422, codeNoText, "", "no stored text"},
 		{"bad jurisdiction", withModel.URL + "/api/risk/hooli-supply", `{"jurisdiction":"u s"}`, 400, codeInvalidArgument, "jurisdiction", "not a jurisdiction code"},
 		{"unknown field", withModel.URL + "/api/risk/hooli-supply", `{"jurisdictions":"us"}`, 400, codeInvalidArgument, "jurisdictions", "unknown field"},
@@ -469,9 +473,14 @@ func TestRiskModelFailureEndsWithPartialReportAndError(t *testing.T) {
 	var names []string
 	var errEv riskErrorEvent
 	var report riskReportEvent
+	var last riskStageEvent
 	for _, ev := range readEvents(t, resp.Body) {
 		names = append(names, ev.Name)
 		switch ev.Name {
+		case riskEventStage:
+			if err := json.Unmarshal([]byte(ev.Data), &last); err != nil {
+				t.Fatal(err)
+			}
 		case riskEventError:
 			if err := json.Unmarshal([]byte(ev.Data), &errEv); err != nil {
 				t.Fatal(err)
@@ -490,5 +499,9 @@ func TestRiskModelFailureEndsWithPartialReportAndError(t *testing.T) {
 	}
 	if report.Report == nil || !report.Report.Partial || len(report.Report.Items) != 0 {
 		t.Errorf("report = %+v, want a partial report without items", report.Report)
+	}
+	// The last stage is not reported done: the review failed.
+	if last.Stage != "done" || last.Status != stageFailed {
+		t.Errorf("last stage %s %s, want done failed", last.Stage, last.Status)
 	}
 }

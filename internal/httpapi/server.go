@@ -101,6 +101,9 @@ type Config struct {
 	// response (defaults 5 minutes and 2 minutes). Event streams lift both
 	// once the request body is read.
 	ReadTimeout, WriteTimeout time.Duration
+	// Limits bound each class of requests (see Class); a class missing
+	// from the map gets DefaultLimits(GOMAXPROCS).
+	Limits map[Class]Limit
 }
 
 // Defaults of Config's limits.
@@ -112,7 +115,13 @@ const (
 
 // Server is the HTTP server. Create it with New.
 type Server struct {
-	store        graph.Store
+	store     graph.Store
+	admission *admission
+	// The OpenAPI document, built from openapi.json and the tool schemas
+	// on first request.
+	openAPIOnce  sync.Once
+	openAPIDoc   []byte
+	openAPIErr   error
 	tools        ToolSet
 	agent        Asker
 	modelName    string
@@ -184,6 +193,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.readTO, s.writeTO = cmp.Or(cfg.ReadTimeout, defaultReadTimeout), cmp.Or(cfg.WriteTimeout, defaultWriteTimeout)
 	s.shutdown = make(chan struct{})
+	s.admission = newAdmission(cfg.Limits)
 	s.handler = s.middleware(s.routes())
 	return s, nil
 }
@@ -196,28 +206,32 @@ type route struct {
 }
 
 func (s *Server) routeTable() []route {
+	lookup, query, model := fixed(ClassLookup), fixed(ClassQuery), fixed(ClassModel)
 	return []route{
 		{"GET", "/healthz", s.handleHealth},
-		{"GET", "/api/openapi.json", s.handleOpenAPI},
-		{"GET", "/api/tools", s.handleListTools},
-		{"POST", "/api/tools/{name}", s.handleCallTool},
-		{"GET", "/api/contracts", s.handleSearchContracts},
-		{"GET", "/api/contracts/{id}", s.handleGetContract},
-		{"GET", "/api/contracts/{id}/graph", s.handleContractGraph},
-		{"GET", "/api/parties/{id}/graph", s.handlePartyGraph},
-		{"GET", "/api/aggregate", s.handleAggregate},
-		{"POST", "/api/ask", s.handleAsk},
-		{"POST", "/api/ingest", s.handleIngest},
-		{"POST", "/api/risk/{id}", s.handleRisk},
+		{"GET", "/api/openapi.json", s.admit(lookup, s.handleOpenAPI)},
+		{"GET", "/api/tools", s.admit(lookup, s.handleListTools)},
+		{"POST", "/api/tools/{name}", s.admit(toolClass, s.handleCallTool)},
+		{"GET", "/api/contracts", s.admit(query, s.handleSearchContracts)},
+		{"GET", "/api/contracts/{id}", s.admit(lookup, s.handleGetContract)},
+		{"DELETE", "/api/contracts/{id}", s.admit(query, s.handleDeleteContract)},
+		{"GET", "/api/contracts/{id}/graph", s.admit(lookup, s.handleContractGraph)},
+		{"GET", "/api/parties/{id}/graph", s.admit(lookup, s.handlePartyGraph)},
+		{"GET", "/api/aggregate", s.admit(query, s.handleAggregate)},
+		{"GET", "/api/deadlines", s.admit(query, s.handleDeadlines)},
+		{"GET", "/api/deadlines.ics", s.admit(query, s.handleDeadlinesICS)},
+		{"POST", "/api/ask", s.admit(model, s.handleAsk)},
+		{"POST", "/api/ingest", s.admit(model, s.handleIngest)},
+		{"POST", "/api/risk/{id}", s.admit(model, s.handleRisk)},
 
-		{"GET", "/{$}", s.pageDashboard},
-		{"GET", "/contracts", s.pageContracts},
-		{"GET", "/contracts/{id}", s.pageContract},
-		{"GET", "/contracts/{id}/graph", s.pageContractGraph},
-		{"GET", "/contracts/{id}/risk", s.pageRisk},
-		{"GET", "/parties/{id}/graph", s.pagePartyGraph},
-		{"GET", "/chat", s.pageChat},
-		{"GET", "/upload", s.pageUpload},
+		{"GET", "/{$}", s.admit(query, s.pageDashboard)},
+		{"GET", "/contracts", s.admit(query, s.pageContracts)},
+		{"GET", "/contracts/{id}", s.admit(lookup, s.pageContract)},
+		{"GET", "/contracts/{id}/graph", s.admit(lookup, s.pageContractGraph)},
+		{"GET", "/contracts/{id}/risk", s.admit(lookup, s.pageRisk)},
+		{"GET", "/parties/{id}/graph", s.admit(lookup, s.pagePartyGraph)},
+		{"GET", "/chat", s.admit(lookup, s.pageChat)},
+		{"GET", "/upload", s.admit(lookup, s.pageUpload)},
 		{"GET", "/login", s.pageLogin},
 		{"POST", "/login", s.handleLogin},
 		{"POST", "/logout", s.handleLogout},
@@ -234,7 +248,7 @@ func (s *Server) routes() http.Handler {
 	// with other methods, else 404.
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		var allowed []string
-		for _, m := range []string{http.MethodGet, http.MethodPost} {
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
 			probe := r.Clone(r.Context())
 			probe.Method = m
 			if _, pattern := mux.Handler(probe); pattern != "/api/" && pattern != "" {

@@ -151,8 +151,12 @@ func TestCUADContractPage(t *testing.T) {
 				continue
 			}
 			verified++
-			if !got[strconv.Itoa(i)] {
-				t.Errorf("%s: verified clause %d (%s) has no highlight", c.ID, i, cl.Type)
+			// The page's anchor is the API's clause id after "#".
+			if want := c.ID + "#clause-" + strconv.Itoa(i+1); cl.ID != want {
+				t.Errorf("%s: clause %d has id %q, want %q", c.ID, i, cl.ID, want)
+			}
+			if !got[strconv.Itoa(i+1)] {
+				t.Errorf("%s: verified clause %s (%s) has no highlight #clause-%d", c.ID, cl.ID, cl.Type, i+1)
 			}
 		}
 		if verified == 0 {

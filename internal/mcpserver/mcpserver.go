@@ -126,6 +126,8 @@ func toolErrorText(err error) string {
 	switch {
 	case errors.As(err, &argErr):
 		return "invalid arguments: " + argErr.Error()
+	case errors.Is(err, graph.ErrInvalidQuery):
+		return "invalid arguments: " + err.Error()
 	case errors.Is(err, tools.ErrUnknownTool), errors.Is(err, graph.ErrNotFound):
 		return err.Error()
 	}

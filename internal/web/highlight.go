@@ -32,6 +32,31 @@ func (s Span) Valid(text string) bool {
 // several spans start at the same place, the others get an empty anchor
 // element just before it, so every ID is a link target.
 func HighlightText(text string, spans []Span) (template.HTML, []bool) {
+	return highlight(text, spans, layout{})
+}
+
+// layout is how a text is shown: tags inserted at byte offsets and ranges
+// of the source (markup such as "## " or "**") that are not shown. Tags are
+// in the order of their offsets; hidden ranges are sorted and disjoint.
+type layout struct {
+	tags   []tag
+	hidden [][2]int
+}
+
+// tag is trusted HTML (an element the renderer wrote, never text of the
+// document) inserted before the byte at pos.
+type tag struct {
+	pos  int
+	html string
+}
+
+// highlight renders text with the layout's tags, without its hidden
+// ranges, and with the valid spans marked. Marks never cross a tag: the
+// text is cut at every tag and span boundary and each visible piece is
+// marked on its own, so the elements always nest. A span's ID goes on its
+// first visible piece; a span that shows nothing (it covers only markup)
+// is reported invalid, as it has nothing to link to.
+func highlight(text string, spans []Span, lay layout) (template.HTML, []bool) {
 	ok := make([]bool, len(spans))
 	cuts := []int{0, len(text)}
 	var live []int
@@ -42,13 +67,31 @@ func HighlightText(text string, spans []Span) (template.HTML, []bool) {
 			cuts = append(cuts, s.Start, s.End)
 		}
 	}
+	for _, t := range lay.tags {
+		cuts = append(cuts, t.pos)
+	}
+	for _, h := range lay.hidden {
+		cuts = append(cuts, h[0], h[1])
+	}
 	slices.Sort(cuts)
 	cuts = slices.Compact(cuts)
 
+	shown := make([]bool, len(spans))
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/8)
+	nextTag, nextHidden := 0, 0
 	for k := 0; k+1 < len(cuts); k++ {
 		from, to := cuts[k], cuts[k+1]
+		for nextTag < len(lay.tags) && lay.tags[nextTag].pos <= from {
+			b.WriteString(lay.tags[nextTag].html)
+			nextTag++
+		}
+		for nextHidden < len(lay.hidden) && lay.hidden[nextHidden][1] <= from {
+			nextHidden++
+		}
+		if nextHidden < len(lay.hidden) && lay.hidden[nextHidden][0] <= from {
+			continue
+		}
 		var cover []int
 		for _, i := range live {
 			if spans[i].Start <= from && spans[i].End >= to {
@@ -62,7 +105,11 @@ func HighlightText(text string, spans []Span) (template.HTML, []bool) {
 		}
 		markID := ""
 		for _, i := range cover {
-			if spans[i].Start != from || spans[i].ID == "" {
+			if shown[i] {
+				continue
+			}
+			shown[i] = true
+			if spans[i].ID == "" {
 				continue
 			}
 			if markID == "" {
@@ -100,6 +147,12 @@ func HighlightText(text string, spans []Span) (template.HTML, []bool) {
 		b.WriteString(`>`)
 		b.WriteString(piece)
 		b.WriteString(`</mark>`)
+	}
+	for ; nextTag < len(lay.tags); nextTag++ {
+		b.WriteString(lay.tags[nextTag].html)
+	}
+	for i := range ok {
+		ok[i] = ok[i] && shown[i]
 	}
 	return template.HTML(b.String()), ok
 }

@@ -18,8 +18,11 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
+	"unicode"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
@@ -168,14 +171,40 @@ func Bars(groups []graph.Group, href func(key string) string) []Bar {
 // DashboardPage is the landing page.
 type DashboardPage struct {
 	Base
-	Counts        []Count
-	ByType        []Bar
-	ByYear        []Bar
-	Today         string // YYYY-MM-DD
-	Horizon       string // Today + 90 days
-	Expiring      []graph.ContractSummary
-	ExpiringTotal int
-	ExpiringURL   string // the contracts list filtered to the same window
+	Counts  []Count
+	ByType  []Bar
+	ByYear  []Bar
+	Today   string // YYYY-MM-DD
+	Horizon string // Today + 90 days
+	// Deadlines are what falls due from Today to Horizon ("Act on
+	// these"): notice deadlines first, then renewals and expirations,
+	// each by date. DeadlinesTotal counts them all; CalendarURL is the
+	// iCalendar feed to subscribe to.
+	Deadlines      []graph.DeadlineHit
+	DeadlinesTotal int
+	CalendarURL    string
+}
+
+// ContractTimeline is a contract page's timeline: the inputs with their
+// evidence, the dates derived from them on AsOf and the deadlines to come.
+type ContractTimeline struct {
+	AsOf     string
+	Facts    []TimelineFact
+	Derived  []TimelineDate
+	Upcoming []contract.Deadline
+}
+
+// TimelineFact is one timeline input as the page shows it. Href, when set,
+// shows the evidence quote highlighted in the text.
+type TimelineFact struct {
+	Label, Value, Quote, Href string
+	Verified                  bool
+}
+
+// TimelineDate is one derived date: Date is empty when unknown, and
+// Derivation says how it was computed or why it is unknown.
+type TimelineDate struct {
+	Label, Date, Derivation string
 }
 
 // Option is a value and label of a select element.
@@ -222,10 +251,129 @@ type ContractsPage struct {
 	ClauseGroups  []ClauseGroupOptions
 	Orders        []Option
 	Result        graph.ContractResult
+	Rows          []ContractRow // Result.Examples as the table shows them
 	Offset        int
 	PrevURL       string
 	NextURL       string
 	Error         *FieldError
+	// Sort holds the sortable column headers by contract_search order
+	// name (effective_date, end_date, total_amount, party_count).
+	Sort map[string]SortHeader
+	// Reachable is how many of Result.TotalCount paging can reach, set
+	// only when that is fewer than all of them.
+	Reachable int
+	// ActiveFilters counts the filters set, shown on the collapsed form.
+	ActiveFilters int
+}
+
+// SortHeader is a sortable column header: the link that sorts by it (or
+// reverses the order when it is the current one) and its aria-sort state.
+type SortHeader struct {
+	URL  string
+	Sort string // "ascending", "descending" or "" when the list is not sorted by it
+}
+
+// sortCell is a column header as the "sortable" template draws it.
+type sortCell struct {
+	SortHeader
+	Label, Class string
+}
+
+// ContractRow is a contract as one row of the contracts table.
+type ContractRow struct {
+	graph.ContractSummary
+	// DistinctParty and DistinctDate tell the contract apart from others
+	// of the same or a generic title ("Strategic Alliance Agreement"): its
+	// counterparty and effective date. Empty when the title says enough.
+	DistinctParty string
+	DistinctDate  string
+	// FirstParty is the party the compact party cell names, Others the
+	// rest (listed when the cell is opened).
+	FirstParty string
+	Others     []graph.PartyRef
+}
+
+// ContractRows prepares search results for the contracts table. party is
+// the list's party filter: the counterparty named in Distinct is another
+// party than the one the list is filtered by.
+func ContractRows(examples []graph.ContractSummary, party string) []ContractRow {
+	titles := make(map[string]int, len(examples))
+	for _, e := range examples {
+		titles[strings.ToLower(titleOr(e.Title, e.ContractID))]++
+	}
+	key := contract.MatchKey(party)
+	rows := make([]ContractRow, 0, len(examples))
+	for _, e := range examples {
+		r := ContractRow{ContractSummary: e}
+		if len(e.Parties) > 0 {
+			r.FirstParty, r.Others = e.Parties[0].Name, e.Parties[1:]
+		}
+		title := titleOr(e.Title, e.ContractID)
+		if titles[strings.ToLower(title)] > 1 || genericTitle(title, e.ContractType) {
+			r.DistinctParty = counterparty(e.Parties, key)
+			r.DistinctDate = DateWords(e.EffectiveDate)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// counterparty picks the party that best names a contract beside its
+// title: not the one the list is filtered by (key, a MatchKey), and not
+// the first listed, which the party column shows, unless it is the only
+// one left.
+func counterparty(parties []graph.PartyRef, key string) string {
+	var names []string
+	for _, p := range parties {
+		if key == "" || !strings.Contains(contract.MatchKey(p.Name), key) {
+			names = append(names, p.Name)
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return ""
+	case len(names) > 1 && len(parties) > 0 && names[0] == parties[0].Name:
+		return names[1]
+	}
+	return names[0]
+}
+
+// genericTitle reports whether a title names only a kind of agreement
+// ("Strategic Alliance Agreement", "Agreement", the contract's own type),
+// as titles derived from file names or document headings often do.
+func genericTitle(title, contractType string) bool {
+	norm := func(s string) string {
+		var words []string
+		for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+			return !unicode.IsLetter(r)
+		}) {
+			switch w {
+			case "agreement", "agreements", "contract", "the", "and", "of":
+				continue
+			}
+			words = append(words, w)
+		}
+		return strings.Join(words, " ")
+	}
+	t := norm(title)
+	return t == "" || t == norm(contractType)
+}
+
+// DateWords writes a YYYY-MM-DD date as "7 Sep 1999"; other values are
+// returned as they are.
+func DateWords(date string) string {
+	t, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return date
+	}
+	return t.Format("2 Jan 2006")
+}
+
+func titleOr(title, id string) string {
+	if title != "" {
+		return title
+	}
+	return id
 }
 
 // ClauseItem is one clause in the contract page's clause list.
@@ -247,18 +395,50 @@ type ClauseGroup struct {
 type ContractPage struct {
 	Base
 	C        *contract.Contract
+	Timeline *ContractTimeline // nil when the contract states no timeline
 	Groups   []ClauseGroup
 	TextHTML template.HTML
+	Markdown bool // TextHTML is rendered Markdown (HighlightMarkdown)
 }
 
 // GraphNode is a node of the neighbourhood graph. Kind is one of contract,
-// party, location, clause.
+// party, location, clause (all the clauses of one type), contracts (a
+// cluster: a party's contracts of one type or year).
 type GraphNode struct {
 	ID    string `json:"id"`
 	Kind  string `json:"kind"`
 	Label string `json:"label"`
-	Href  string `json:"href,omitempty"`
+	// Detail is a second line under the label: a party's role, how many
+	// clauses or contracts the node stands for.
+	Detail string `json:"detail,omitempty"`
+	// Count is how many clauses or contracts a clause or cluster node
+	// stands for (0 for a single thing).
+	Count int `json:"count,omitempty"`
+	// Root marks the node whose neighbourhood the graph is.
+	Root bool `json:"root,omitempty"`
+	// Side is where the viewer draws the node: left (parties and their
+	// places), right (clauses, contracts) or below (governing law).
+	Side string `json:"side,omitempty"`
+	// Href opens the node: its own graph for a contract or party, the
+	// clause in the text, or the contracts list of a cluster.
+	Href string `json:"href,omitempty"`
 }
+
+// Graph node kinds.
+const (
+	KindContract  = "contract"
+	KindParty     = "party"
+	KindLocation  = "location"
+	KindClause    = "clause"
+	KindContracts = "contracts"
+)
+
+// Sides of the graph viewer's layout.
+const (
+	SideLeft  = "left"
+	SideRight = "right"
+	SideBelow = "below"
+)
 
 // GraphEdge is a relationship of the neighbourhood graph, named as in the
 // schema (PARTY_TO, HAS_LOCATION, HAS_GOVERNING_LAW, HAS_CLAUSE).
@@ -283,7 +463,19 @@ type GraphPage struct {
 	DataURL   string
 	BackURL   string
 	BackLabel string
+	// Note says what the graph leaves out or folds together, if anything.
+	Note string
+	// Groupings link the other ways of clustering the graph's contracts,
+	// when it clusters them.
+	Groupings []Grouping
 	Graph     Graph
+}
+
+// Grouping is one way of clustering a party's contracts in its graph.
+type Grouping struct {
+	Label   string
+	URL     string
+	Current bool
 }
 
 // ChatPage is the question-answering page.
@@ -346,11 +538,13 @@ var funcs = template.FuncMap{
 	"partyGraphURL":    PartyGraphURL,
 	"add":              func(a, b int) int { return a + b },
 	"formValue":        func(q url.Values, key string) string { return q.Get(key) },
-	"titleOr": func(title, id string) string {
-		if title != "" {
-			return title
-		}
-		return id
+	"titleOr":          titleOr,
+	"deadlineLabel":    contract.DeadlineLabel,
+	"thousands":        thousands,
+	"durationWords":    contract.DurationWords,
+	"sourceName":       SourceName,
+	"sortHeader": func(m map[string]SortHeader, key, label, class string) sortCell {
+		return sortCell{SortHeader: m[key], Label: label, Class: class}
 	},
 	"partyNames": func(ps []graph.PartyRef) string {
 		names := make([]string, 0, len(ps))
@@ -362,6 +556,9 @@ var funcs = template.FuncMap{
 	"amount":     formatAmount,
 	"location":   formatLocation,
 	"edgeLabels": edgeLabels,
+	"graphHas": func(g Graph, kind string) bool {
+		return slices.ContainsFunc(g.Nodes, func(n GraphNode) bool { return n.Kind == kind })
+	},
 }
 
 func formatAmount(v *float64, currency string) string {
@@ -430,4 +627,20 @@ func edgeLabels(g Graph, id string) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// thousands writes n with thousands separators: 10,025.
+func thousands(n int) string {
+	f := float64(n)
+	return formatAmount(&f, "")
+}
+
+// SourceName is what the contract page shows of a contract's source: the
+// file's name, never the directories of the machine it was imported on.
+func SourceName(sourcePath string) string {
+	p := strings.TrimRight(strings.ReplaceAll(sourcePath, `\`, "/"), "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		p = p[i+1:]
+	}
+	return p
 }

@@ -164,10 +164,11 @@ func TestRenderPages(t *testing.T) {
 	}{
 		{PageDashboard, DashboardPage{Base: Base{Title: "Dashboard", Nav: "dashboard"}, Counts: []Count{{"Contracts", 3}},
 			ByType: []Bar{{Label: "Supply", Value: 3, Percent: 100}}, Today: "2026-01-01", Horizon: "2026-04-01"},
-			[]string{`aria-current="page">Dashboard`, `<span class="n">3</span>Contracts`, "width: 100%", "0 contracts"}},
+			[]string{`aria-current="page">Dashboard`, `<span class="n">3</span>Contracts`, "width: 100%", "0 deadlines", "Act on these"}},
 		{PageContracts, ContractsPage{Base: Base{Title: "Contracts", Nav: "contracts"}, Query: url.Values{"contract_type": {"Supply"}},
 			ContractTypes: contract.ContractTypes, ClauseGroups: ClauseOptions(),
-			Result: graph.ContractResult{TotalCount: 1, Examples: []graph.ContractSummary{{ContractID: c.ID, Title: c.Title}}}},
+			Result: graph.ContractResult{TotalCount: 1, Examples: []graph.ContractSummary{{ContractID: c.ID, Title: c.Title}}},
+			Rows:   ContractRows([]graph.ContractSummary{{ContractID: c.ID, Title: c.Title}}, "")},
 			[]string{`<option selected>Supply</option>`, `href="/contracts/acme%20supply%20%231"`, "1 contract<", `<optgroup label="Liability &amp; Indemnification">`}},
 		{PageContract, ContractPage{Base: Base{Title: c.Title}, C: c, TextHTML: html,
 			Groups: []ClauseGroup{{Name: "General Information", Clauses: []ClauseItem{{Type: "Governing Law", Anchor: "clause-0", Verified: true}}}}},
@@ -199,6 +200,15 @@ func TestRenderPages(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A filter that matches more than paging reaches says so.
+	var capped bytes.Buffer
+	if err := r.RenderFragment(&capped, PageContracts, "results", ContractsPage{Result: graph.ContractResult{TotalCount: 48000}, Reachable: 10025,
+		Rows: ContractRows([]graph.ContractSummary{{ContractID: "x"}}, "")}); err != nil {
+		t.Fatal(err)
+	}
+	if s := capped.String(); !strings.Contains(s, "48,000 contracts") || !strings.Contains(s, "Only the first 10,025 of these 48,000 contracts can be paged through") {
+		t.Errorf("capped results lack the paging limit:\n%s", s)
 	}
 	var buf bytes.Buffer
 	if err := r.RenderFragment(&buf, PageContracts, "results", ContractsPage{}); err != nil {
@@ -259,5 +269,69 @@ func TestVendoredAssets(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/static/vendor/", nil))
 	if rec.Code != http.StatusNotFound {
 		t.Errorf("directory listing: status %d, want 404", rec.Code)
+	}
+}
+
+// The contracts table names repeated and generic titles by counterparty
+// and date, and lists the first party with the number of others.
+func TestContractRows(t *testing.T) {
+	parties := func(names ...string) []graph.PartyRef {
+		var out []graph.PartyRef
+		for _, n := range names {
+			out = append(out, graph.PartyRef{Name: n})
+		}
+		return out
+	}
+	ex := []graph.ContractSummary{
+		{ContractID: "a", Title: "Strategic Alliance Agreement", ContractType: "Strategic Alliance", EffectiveDate: "2017-11-30", Parties: parties("Bravatek Solutions", "Acme Corp")},
+		{ContractID: "b", Title: "Strategic Alliance Agreement", ContractType: "Strategic Alliance", EffectiveDate: "2016-02-17", Parties: parties("Acme Corp", "EDGE Communication Solutions, LLC", "Third Ltd")},
+		{ContractID: "c", Title: "Hosting Order 003", ContractType: "Hosting", EffectiveDate: "2013-01-01", Parties: parties("Hooli Cloud")},
+		{ContractID: "d", Title: "Agreement", EffectiveDate: "not a date", Parties: parties("Solo Inc")},
+	}
+	type row struct {
+		Party, Date, First string
+		Others             int
+	}
+	got := func(party string) []row {
+		var out []row
+		for _, r := range ContractRows(ex, party) {
+			out = append(out, row{r.DistinctParty, r.DistinctDate, r.FirstParty, len(r.Others)})
+		}
+		return out
+	}
+	want := []row{
+		{"Acme Corp", "30 Nov 2017", "Bravatek Solutions", 1},
+		{"EDGE Communication Solutions, LLC", "17 Feb 2016", "Acme Corp", 2},
+		{"", "", "Hooli Cloud", 0},
+		{"Solo Inc", "not a date", "Solo Inc", 0},
+	}
+	if diff := cmp.Diff(want, got("")); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	// Filtered by Acme, the counterparty is never Acme.
+	want[0].Party = "Bravatek Solutions"
+	if diff := cmp.Diff(want, got("acme")); diff != "" {
+		t.Errorf("rows filtered by acme (-want +got):\n%s", diff)
+	}
+}
+
+func TestSourceName(t *testing.T) {
+	for in, want := range map[string]string{
+		"/work/shared/data/cuad/full_contract_txt/LIMEENERGYCO.txt": "LIMEENERGYCO.txt",
+		`C:\Users\counsel\Lease.docx`:                               "Lease.docx",
+		"internal/demo/samples/consulting-raman.md":                 "consulting-raman.md",
+		"offer.pdf": "offer.pdf",
+	} {
+		if got := SourceName(in); got != want {
+			t.Errorf("SourceName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 25: "25", 10025: "10,025", 1234567: "1,234,567", -4000: "-4,000"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

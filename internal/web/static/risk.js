@@ -61,6 +61,13 @@
     case "progress":
       state.textContent = ev.total ? ev.done + " of " + ev.total : "running…";
       break;
+    case "failed":
+      // The review did not complete: say so, never "done".
+      li.querySelector("strong").textContent = "Not completed";
+      state.textContent = "after " + seconds(ev.elapsed_ms) + " — the report is partial";
+      state.className = "status-failed state";
+      li.classList.add("failed");
+      break;
     case "finished": {
       const took = ev.elapsed_ms - Number(li.dataset.started || ev.elapsed_ms);
       state.textContent = ev.stage === "done" ? "after " + seconds(ev.elapsed_ms) : "done in " + seconds(took);
@@ -108,6 +115,7 @@
   }
 
   function fail(message) {
+    if (counts.textContent === "starting…") counts.textContent = "";
     errorBox.textContent = message;
     errorBox.hidden = false;
   }
