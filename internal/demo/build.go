@@ -14,6 +14,9 @@ import (
 type Options struct {
 	Contracts int   // generated contracts besides the samples; DefaultContracts when 0, none when negative
 	Seed      int64 // generator seed; the same seed gives the same corpus
+	// Progress, when set, is called after each batch is stored with the
+	// number of contracts stored so far and the number Build will store.
+	Progress func(done, total int)
 }
 
 // DefaultContracts is the size of the generated part of the demo corpus.
@@ -38,15 +41,21 @@ func Build(ctx context.Context, store graph.Store, opts Options) (Summary, error
 	if err != nil {
 		return sum, err
 	}
-	if err := put(ctx, store, samples); err != nil {
-		return sum, err
-	}
-	sum.Samples = len(samples)
-
 	n := opts.Contracts
 	if n == 0 {
 		n = DefaultContracts
 	}
+	total := len(samples) + max(n, 0)
+	progress := func() {
+		if opts.Progress != nil {
+			opts.Progress(sum.Samples+sum.Generated, total)
+		}
+	}
+	if err := put(ctx, store, samples); err != nil {
+		return sum, err
+	}
+	sum.Samples = len(samples)
+	progress()
 	if n < 0 {
 		return sum, nil
 	}
@@ -61,6 +70,7 @@ func Build(ctx context.Context, store graph.Store, opts Options) (Summary, error
 		}
 		sum.Generated += len(batch)
 		batch = batch[:0]
+		progress()
 		return nil
 	}
 	err = synth.Generate(seed, n, func(c *contract.Contract) error {

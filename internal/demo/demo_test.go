@@ -6,12 +6,14 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 	"github.com/contractgraph/contractgraph/internal/tools"
@@ -46,7 +48,7 @@ func TestTourGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := Render(&b, answers); err != nil {
+	if err := Render(&b, answers, "contractgraph --db demo.db", tools.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join("testdata", "tour.golden")
@@ -181,5 +183,82 @@ func decode(t *testing.T, raw json.RawMessage, v any) {
 	t.Helper()
 	if err := json.Unmarshal(raw, v); err != nil {
 		t.Fatalf("%s: %v", raw, err)
+	}
+}
+
+// TestDemoCalendarNeverEmpty checks that the demo corpus, as
+// `contractgraph demo` builds it, has notice deadlines in every 90-day
+// window of the next three years from today, which is what the dashboard's
+// "Act on these" panel shows; and that the samples alone, whose renewals
+// roll forward, have some in the coming year.
+func TestDemoCalendarNeverEmpty(t *testing.T) {
+	ctx := context.Background()
+	today := time.Now()
+	check := func(store graph.Store, from time.Time, days int) int {
+		t.Helper()
+		res, err := store.(graph.DeadlineSearcher).SearchDeadlines(ctx, graph.DeadlineQuery{
+			From: from.Format(time.DateOnly), To: from.AddDate(0, 0, days).Format(time.DateOnly),
+			Kinds: []string{contract.DeadlineNotice}, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.TotalCount
+	}
+	samples, _ := buildStore(t, Options{Contracts: -1})
+	if n := check(samples, today, 365); n == 0 {
+		t.Errorf("the sample contracts have no notice deadline in the year from %s", today.Format(time.DateOnly))
+	}
+	// The demo's own corpus (the default size; at least 33 notice
+	// deadlines in every window when this test was written). Under the
+	// race detector a smaller corpus over one year, which still has some.
+	opts, years := Options{}, 3
+	if raceEnabled {
+		opts, years = Options{Contracts: 600}, 1
+	}
+	store, _ := buildStore(t, opts)
+	for d := today; d.Before(today.AddDate(years, 0, 0)); d = d.AddDate(0, 0, 7) {
+		if n := check(store, d, 90); n == 0 {
+			t.Errorf("no notice deadline in the 90 days from %s", d.Format(time.DateOnly))
+		}
+	}
+}
+
+// TestCascadeAmountsKeepTheirCurrencies: the demo's Cascade Instruments
+// contracts are CAD 1,280,000 and EUR 6,000,000; their sum is one value per
+// currency, never 7,280,000 of nothing, and contract_search shows each
+// amount's currency.
+func TestCascadeAmountsKeepTheirCurrencies(t *testing.T) {
+	store, _ := buildStore(t, Options{Contracts: -1}) // the samples alone
+	set := tools.New(store, tools.Options{})
+	out, err := set.Call(context.Background(), tools.NameContractAggregate, json.RawMessage(`{"parties":["Cascade Instruments"],"metric":"sum_amount"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var agg graph.AggregateResult
+	decode(t, out, &agg)
+	got := map[string]float64{}
+	for _, g := range agg.Groups {
+		if g.Currency == nil || g.Value == nil {
+			t.Fatalf("group %+v has no currency or value", g)
+		}
+		got[*g.Currency] = *g.Value
+	}
+	if diff := cmp.Diff(map[string]float64{"CAD": 1280000, "EUR": 6000000}, got); diff != "" || agg.TotalGroups != 2 {
+		t.Errorf("Cascade's sum_amount: %d groups (-want +got):\n%s", agg.TotalGroups, diff)
+	}
+	out, err = set.Call(context.Background(), tools.NameContractSearch, json.RawMessage(`{"parties":["Cascade Instruments"],"order_by":"total_amount","limit":5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res graph.ContractResult
+	decode(t, out, &res)
+	var amounts []string
+	for _, e := range res.Examples {
+		if e.TotalAmount != nil {
+			amounts = append(amounts, e.Currency+" "+strconv.FormatFloat(*e.TotalAmount, 'f', -1, 64))
+		}
+	}
+	if diff := cmp.Diff([]string{"EUR 6000000", "CAD 1280000"}, amounts); diff != "" {
+		t.Errorf("contract_search amounts (-want +got):\n%s", diff)
 	}
 }

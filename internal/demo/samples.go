@@ -20,22 +20,34 @@ var samplesFS embed.FS
 // clauses given by verbatim quotes whose offsets are computed at load time,
 // so that editing a text never leaves stale offsets behind.
 type sample struct {
-	ID            string               `json:"id"`
-	File          string               `json:"file"`
-	Title         string               `json:"title"`
-	ContractType  string               `json:"contract_type"`
-	Summary       string               `json:"summary"`
-	Scope         string               `json:"scope"`
-	EffectiveDate string               `json:"effective_date"`
-	EndDate       string               `json:"end_date"`
-	Duration      string               `json:"duration"`
-	RenewalTerm   string               `json:"renewal_term"`
-	NoticePeriod  string               `json:"notice_period"`
-	TotalAmount   *float64             `json:"total_amount"`
-	Currency      string               `json:"currency"`
-	GoverningLaw  *contract.Location   `json:"governing_law"`
-	Parties       []contract.PartyRole `json:"parties"`
-	Clauses       []sampleClause       `json:"clauses"`
+	ID            string `json:"id"`
+	File          string `json:"file"`
+	Title         string `json:"title"`
+	ContractType  string `json:"contract_type"`
+	Summary       string `json:"summary"`
+	Scope         string `json:"scope"`
+	EffectiveDate string `json:"effective_date"`
+	EndDate       string `json:"end_date"`
+	Duration      string `json:"duration"`
+	RenewalTerm   string `json:"renewal_term"`
+	NoticePeriod  string `json:"notice_period"`
+	RenewalKind   string `json:"renewal_kind"`
+	RenewalCount  int    `json:"renewal_count"`
+	// TerminationNotice and the timeline's other values are backed by
+	// Evidence: verbatim quotes located at load time, like the clauses.
+	TerminationNotice string               `json:"termination_notice"`
+	Evidence          []sampleEvidence     `json:"evidence"`
+	TotalAmount       *float64             `json:"total_amount"`
+	Currency          string               `json:"currency"`
+	GoverningLaw      *contract.Location   `json:"governing_law"`
+	Parties           []contract.PartyRole `json:"parties"`
+	Clauses           []sampleClause       `json:"clauses"`
+}
+
+type sampleEvidence struct {
+	Field string `json:"field"`
+	Value string `json:"value"`
+	Quote string `json:"quote"`
 }
 
 type sampleClause struct {
@@ -85,24 +97,27 @@ func (s sample) contract() (*contract.Contract, error) {
 	}
 	sum := sha256.Sum256(text)
 	c := &contract.Contract{
-		ID:            s.ID,
-		Title:         s.Title,
-		Summary:       s.Summary,
-		ContractType:  typ,
-		EffectiveDate: s.EffectiveDate,
-		EndDate:       s.EndDate,
-		Duration:      s.Duration,
-		RenewalTerm:   s.RenewalTerm,
-		NoticePeriod:  s.NoticePeriod,
-		TotalAmount:   s.TotalAmount,
-		Currency:      s.Currency,
-		Scope:         s.Scope,
-		SourcePath:    "internal/demo/samples/" + s.File,
-		SHA256:        hex.EncodeToString(sum[:]),
-		ExtractedBy:   SampleSource,
-		GoverningLaw:  s.GoverningLaw,
-		Parties:       s.Parties,
-		Text:          string(text),
+		ID:                s.ID,
+		Title:             s.Title,
+		Summary:           s.Summary,
+		ContractType:      typ,
+		EffectiveDate:     s.EffectiveDate,
+		EndDate:           s.EndDate,
+		Duration:          s.Duration,
+		RenewalTerm:       s.RenewalTerm,
+		NoticePeriod:      s.NoticePeriod,
+		RenewalKind:       s.RenewalKind,
+		RenewalCount:      s.RenewalCount,
+		TerminationNotice: s.TerminationNotice,
+		TotalAmount:       s.TotalAmount,
+		Currency:          s.Currency,
+		Scope:             s.Scope,
+		SourcePath:        "internal/demo/samples/" + s.File,
+		SHA256:            hex.EncodeToString(sum[:]),
+		ExtractedBy:       SampleSource,
+		GoverningLaw:      s.GoverningLaw,
+		Parties:           s.Parties,
+		Text:              string(text),
 	}
 	for _, f := range []struct{ name, v string }{{"effective_date", c.EffectiveDate}, {"end_date", c.EndDate}} {
 		if f.v == "" {
@@ -138,6 +153,13 @@ func (s sample) contract() (*contract.Contract, error) {
 			End:      start + len(cl.Quote),
 			Verified: true,
 		})
+	}
+	for j, e := range s.Evidence {
+		start := strings.Index(c.Text, e.Quote)
+		if start < 0 || e.Quote == "" {
+			return nil, fmt.Errorf("evidence %d (%s): quote not found in %s: %q", j, e.Field, s.File, e.Quote)
+		}
+		c.Evidence = append(c.Evidence, contract.Evidence{Field: e.Field, Value: e.Value, Quote: e.Quote, Start: start, End: start + len(e.Quote), Verified: true})
 	}
 	c.Chunks = chunks(c.ID, c.Text, maxChunkBytes)
 	return c, nil

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
-	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
@@ -78,220 +76,23 @@ func RunTour(ctx context.Context, set *tools.Set) ([]Answer, error) {
 }
 
 // Render prints the answers for a person: each question, the command that
-// asks it, and a readable summary of the result.
-func Render(w io.Writer, answers []Answer) error {
-	var b strings.Builder
+// asks it (command, e.g. "contractgraph --db demo.db", then "tools call"
+// and the arguments, quoted for a POSIX shell), and the result as `tools
+// call` shows it (tools.WriteText), indented under its question.
+func Render(w io.Writer, answers []Answer, command string, opts tools.TextOptions) error {
+	opts.Indent += "   "
 	for i, a := range answers {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, a.Question)
-		fmt.Fprintf(&b, "   $ contractgraph tools call %s %s\n", a.Tool, shellQuote(string(a.Args)))
-		if err := renderResult(&b, a.Tool, a.Result); err != nil {
+		if _, err := fmt.Fprintf(w, "%d. %s\n   $ %s tools call %s %s\n", i+1, a.Question, command, a.Tool, shellQuote(string(a.Args))); err != nil {
+			return err
+		}
+		if err := tools.WriteText(w, a.Tool, a.Args, a.Result, opts); err != nil {
 			return fmt.Errorf("render step %d: %w", i+1, err)
 		}
-		b.WriteString("\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func renderResult(b *strings.Builder, tool string, raw json.RawMessage) error {
-	switch tool {
-	case tools.NameContractSearch:
-		var r graph.ContractResult
-		if err := json.Unmarshal(raw, &r); err != nil {
+		if _, err := io.WriteString(w, "\n"); err != nil {
 			return err
 		}
-		fmt.Fprintf(b, "   %s%s\n", matches(r.TotalCount, "contract"), firstN(len(r.Examples), r.TotalCount))
-		for _, c := range r.Examples {
-			fmt.Fprintf(b, "   - %s: %s (%s), %s to %s", c.ContractID, c.Title, c.ContractType, orDash(c.EffectiveDate), orDash(c.EndDate))
-			if c.TotalAmount != nil {
-				fmt.Fprintf(b, ", %s %s", c.Currency, amount(*c.TotalAmount))
-			}
-			b.WriteString("\n")
-			var ps []string
-			for _, p := range c.Parties {
-				ps = append(ps, partyLabel(p.Name, p.Role, p.Country))
-			}
-			if len(ps) > 0 {
-				fmt.Fprintf(b, "     parties: %s\n", strings.Join(ps, "; "))
-			}
-		}
-	case tools.NameContractAggregate:
-		var r graph.AggregateResult
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return err
-		}
-		width := 0
-		for _, g := range r.Groups {
-			width = max(width, len([]rune(g.Key)))
-		}
-		for _, g := range r.Groups {
-			switch {
-			case g.Value != nil && *g.Value == float64(g.Count):
-				// A count: the value is the number of contracts.
-				fmt.Fprintf(b, "   %-*s  %s\n", width, g.Key, plural(g.Count, "contract"))
-			case g.Value != nil:
-				fmt.Fprintf(b, "   %-*s  %s  (%s)\n", width, g.Key, amount(*g.Value), plural(g.Count, "contract"))
-			default:
-				fmt.Fprintf(b, "   %-*s  no value  (%s)\n", width, g.Key, plural(g.Count, "contract"))
-			}
-		}
-		if r.TotalGroups > len(r.Groups) {
-			fmt.Fprintf(b, "   ... %d groups in all\n", r.TotalGroups)
-		}
-	case tools.NamePartySearch:
-		var r graph.PartyResult
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return err
-		}
-		fmt.Fprintf(b, "   %s%s\n", matches(r.TotalCount, "party"), firstN(len(r.Examples), r.TotalCount))
-		for _, p := range r.Examples {
-			fmt.Fprintf(b, "   - %s (%s): %s", p.Name, orDash(p.Country), plural(p.ContractCount, "contract"))
-			if n := len(p.ContractTypes); n > 0 {
-				types := p.ContractTypes[:min(n, maxTypesShown)]
-				fmt.Fprintf(b, " (%s", strings.Join(types, ", "))
-				if n > len(types) {
-					fmt.Fprintf(b, " and %d more types", n-len(types))
-				}
-				b.WriteString(")")
-			}
-			b.WriteString("\n")
-		}
-	case tools.NameClauseSearch:
-		var r tools.ClauseResult
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return err
-		}
-		fmt.Fprintf(b, "   %s:\n", plural(len(r.Passages), "passage"))
-		for _, p := range r.Passages {
-			fmt.Fprintf(b, "   - %s, %s, bytes %d-%d%s:\n", p.ContractID, orDash(p.ClauseType), p.Start, p.End, verifiedNote(p.Verified))
-			fmt.Fprintf(b, "     %q\n", abbreviate(p.Text, 220))
-		}
-	case tools.NameGetContract:
-		var r tools.ContractRecord
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return err
-		}
-		fmt.Fprintf(b, "   %s (%s), %s to %s", r.Title, r.ContractType, orDash(r.EffectiveDate), orDash(r.EndDate))
-		if r.TotalAmount != nil {
-			fmt.Fprintf(b, ", %s %s", r.Currency, amount(*r.TotalAmount))
-		}
-		b.WriteString("\n")
-		if gl := r.GoverningLaw; !gl.IsZero() {
-			fmt.Fprintf(b, "   governing law: %s\n", strings.Trim(gl.Country+" "+gl.State, " "))
-		}
-		for _, p := range r.Parties {
-			country := ""
-			if p.Location != nil {
-				country = p.Location.Country
-			}
-			fmt.Fprintf(b, "   party: %s\n", partyLabel(p.Name, p.Role, country))
-		}
-		verified := 0
-		for _, c := range r.Clauses {
-			if c.Verified {
-				verified++
-			}
-		}
-		fmt.Fprintf(b, "   %s (%d verified against the %d-byte text):\n", plural(len(r.Clauses), "clause"), verified, r.TextLength)
-		for _, c := range r.Clauses {
-			fmt.Fprintf(b, "   - %s [%d-%d]: %s\n", c.Type, c.Start, c.End, c.Summary)
-		}
-	default:
-		fmt.Fprintf(b, "   %s\n", raw)
 	}
 	return nil
-}
-
-// maxTypesShown is how many of a party's contract types the tour lists.
-const maxTypesShown = 4
-
-func partyLabel(name, role, country string) string {
-	var extra []string
-	for _, s := range []string{role, country} {
-		if s != "" {
-			extra = append(extra, s)
-		}
-	}
-	if len(extra) == 0 {
-		return name
-	}
-	return name + " (" + strings.Join(extra, ", ") + ")"
-}
-
-func verifiedNote(v bool) string {
-	if v {
-		return ", verified"
-	}
-	return ""
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// matches says how many things match: "1 party matches", "3 parties match".
-func matches(n int, noun string) string {
-	if n == 1 {
-		return plural(n, noun) + " matches"
-	}
-	return plural(n, noun) + " match"
-}
-
-// firstN introduces the examples shown.
-func firstN(shown, total int) string {
-	switch {
-	case shown == 0:
-		return "."
-	case shown < total:
-		return fmt.Sprintf("; the first %d:", shown)
-	}
-	return ":"
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "y") {
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// amount formats a number with thousands separators and at most two
-// decimals: 1234567.5 becomes "1,234,567.50", 42 stays "42".
-func amount(v float64) string {
-	neg := v < 0
-	if neg {
-		v = -v
-	}
-	s := strconv.FormatFloat(v, 'f', 2, 64)
-	intPart, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if frac != "00" {
-		b.WriteString("." + frac)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-func abbreviate(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "..."
-	}
-	return s
 }
 
 // shellQuote quotes s for a POSIX shell.
