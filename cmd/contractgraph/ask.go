@@ -79,7 +79,7 @@ func (a *app) newAgent(ctx context.Context, opts askOptions) (*agent.Agent, func
 		store.Close()
 		return nil, nil, err
 	}
-	ag := &agent.Agent{Model: model, Tools: set, MaxSteps: opts.maxSteps, Critic: opts.critic, NoStream: opts.noStream, Log: a.log}
+	ag := &agent.Agent{Model: model, Tools: set, MaxSteps: opts.maxSteps, Critic: opts.critic, NoStream: opts.noStream, Temperature: a.agentTemperature(), Log: a.log}
 	return ag, func() { store.Close() }, nil
 }
 

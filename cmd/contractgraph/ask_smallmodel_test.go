@@ -21,12 +21,14 @@ type smallModel struct {
 	replies []string
 	mu      sync.Mutex
 	seen    [][]any // messages of each request
+	temps   []any   // the temperature of each request, nil when absent
 }
 
 func (m *smallModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body := readJSON(m.t, r)
 	m.mu.Lock()
 	m.seen = append(m.seen, body["messages"].([]any))
+	m.temps = append(m.temps, body["temperature"])
 	n := len(m.seen)
 	m.mu.Unlock()
 	if n > len(m.replies) {
@@ -168,6 +170,45 @@ func TestAskEmptyAnswerComposed(t *testing.T) {
 	}
 	if strings.Count(stdout, "The model gave no answer text") != 1 {
 		t.Errorf("the composed answer should be printed once:\n%s", stdout)
+	}
+}
+
+// TestAskTemperature: the agent asks at temperature 0 unless told
+// otherwise, so that a question gets the same answer each time; a negative
+// temperature leaves it to the provider; a bad environment value is an
+// error that names the variable.
+func TestAskTemperature(t *testing.T) {
+	db := fixtureDB(t)
+	for _, tt := range []struct {
+		env  string
+		args []string
+		want any
+	}{
+		{want: 0.0},
+		{args: []string{"--temperature", "0.7"}, want: 0.7},
+		{env: "0.2", want: 0.2},
+		{env: "0.2", args: []string{"--temperature=-1"}, want: nil},
+	} {
+		m := &smallModel{t: t, replies: []string{"call:contract_search " + askArgs, "There are some.\nSources: none"}}
+		srv := httptest.NewServer(m)
+		t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+		t.Setenv("CONTRACTGRAPH_TEMPERATURE", tt.env)
+		args := append([]string{"--db", db, "--model", "openai:any"}, tt.args...)
+		_, stderr, code := runContractgraph(t, "", append(args, "ask", askQuestion)...)
+		srv.Close()
+		if code != 0 {
+			t.Fatalf("env %q args %q: exit %d: %s", tt.env, tt.args, code, stderr)
+		}
+		for i, got := range m.temps {
+			if got != tt.want {
+				t.Errorf("env %q args %q: request %d has temperature %v, want %v", tt.env, tt.args, i+1, got, tt.want)
+			}
+		}
+	}
+	t.Setenv("CONTRACTGRAPH_TEMPERATURE", "warm")
+	_, stderr, code := runContractgraph(t, "", "--db", db, "--model", "openai:any", "ask", askQuestion)
+	if code != 2 || !strings.Contains(stderr, `CONTRACTGRAPH_TEMPERATURE="warm" is not a number`) {
+		t.Errorf("bad env: exit %d, stderr %q", code, stderr)
 	}
 }
 

@@ -33,7 +33,8 @@ func newDemoCmd(a *app) *cobra.Command {
 			"full text and a generated corpus), then answer a few plain-language questions with the typed\n" +
 			"tools, showing each tool call and its result. Needs nothing configured and no network.\n\n" +
 			"The demo writes its own database (--out), replacing an earlier demo database there; it never\n" +
-			"touches the database of --db.",
+			"touches the database of --db. It ends with the commands to explore that database; with --serve\n" +
+			"it then serves the web app on a free loopback port, printing the URL, until Ctrl+C.",
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -53,7 +54,15 @@ func newDemoCmd(a *app) *cobra.Command {
 			if n == 0 {
 				n = -1 // demo.Options: negative means no generated contracts
 			}
-			sum, err := demo.Build(ctx, store, demo.Options{Contracts: n, Seed: seed})
+			if !a.cfg.JSON {
+				fmt.Fprintf(a.stderr, "Building the demo graph in %s: the hand-written sample contracts and %d generated ones...\n", out, contracts)
+			}
+			bar := newProgressBar(a.stderr, a.cfg.JSON)
+			bar.start("storing contracts")
+			sum, err := demo.Build(ctx, store, demo.Options{Contracts: n, Seed: seed, Progress: func(done, total int) {
+				bar.update(int64(done), int64(total), done)
+			}})
+			bar.clear()
 			if err != nil {
 				return err
 			}
@@ -82,17 +91,19 @@ func newDemoCmd(a *app) *cobra.Command {
 			fmt.Fprintf(a.stdout, "Built a demo graph of %d contracts (%d sample contracts with full text, %d generated) in %.1fs:\n  %s\n\n",
 				sum.Samples+sum.Generated, sum.Samples, sum.Generated, time.Since(started).Seconds(), abs)
 			fmt.Fprintf(a.stdout, "A short tour. Each question is answered by one typed tool call, the same tools the agent uses.\n\n")
-			if err := demo.Render(a.stdout, answers); err != nil {
+			if err := demo.Render(a.stdout, answers, "contractgraph --db "+shellArg(out), a.textOptions(a.stdout)); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, `Next steps
+			fmt.Fprintf(a.stdout, `Next steps (run them in this directory)
   Explore the demo graph:   contractgraph --db %[1]s stats
                             contractgraph --db %[1]s tools list
+                            contractgraph --db %[1]s tools call contract_search '{"contract_type":"Distributor"}'
   Ask in plain language:    contractgraph --db %[1]s --model openai:gpt-4o-mini ask "Which contracts with Cascade Instruments expire in 2026?"
                             (needs OPENAI_API_KEY; for a local model use --model ollama:qwen2.5:7b with Ollama running)
   Browse it in the web app: contractgraph --db %[1]s serve
+                            (serves http://127.0.0.1:8080/ until Ctrl+C; --addr 127.0.0.1:PORT picks another port)
 `, shellArg(out))
-			if a.demoServes(cmd, serve) {
+			if serve {
 				return a.serveDemo(ctx, store)
 			}
 			return nil
@@ -102,7 +113,7 @@ func newDemoCmd(a *app) *cobra.Command {
 	f.StringVarP(&out, "out", "o", defaultDemoDB, "demo database file to (re)create")
 	f.IntVar(&contracts, "contracts", demo.DefaultContracts, "number of generated contracts besides the samples")
 	f.Int64Var(&seed, "seed", demo.DefaultSeed, "generator seed")
-	f.BoolVar(&serve, "serve", false, "then serve the web app on a free loopback port until Ctrl+C (default: on when run in a terminal)")
+	f.BoolVar(&serve, "serve", false, "then serve the web app on a free loopback port, printing its URL, until Ctrl+C")
 	return cmd
 }
 

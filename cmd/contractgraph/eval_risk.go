@@ -80,18 +80,11 @@ func (a *app) runEvalRisk(ctx context.Context, f evalRiskFlags) error {
 	} else if f.texts == "" {
 		return usageError(fmt.Errorf("nothing to review: pass --texts DIR, or point --db at a store with contracts (no database at %s)", a.cfg.DB))
 	}
-	deps := risk.Deps{Model: model, Log: a.log}
-	if strings.TrimSpace(a.cfg.EmbedModel) != "" {
-		if deps.Embedder, err = a.openEmbedder(ctx); err != nil {
-			return usageError(err)
-		}
+	deps, err := a.riskDeps(ctx, model, store)
+	if err != nil {
+		return err
 	}
-	if store != nil {
-		deps.Clauses = store
-		if ss, ok := store.(graph.StatuteStore); ok {
-			deps.Statutes = ss
-		}
-	} else {
+	if store == nil {
 		prog.printf("no database at %s: no statutes, so no citation can be checked or kept", a.cfg.DB)
 	}
 

@@ -27,18 +27,35 @@ const importBatch = 1000
 // importSummary is what an import did, printed at the end (--json prints it
 // as is).
 type importSummary struct {
-	Imported  int      `json:"imported"`
-	Updated   int      `json:"updated"`
-	Unchanged int      `json:"unchanged"`
-	Failed    int      `json:"failed"`
-	Warnings  int      `json:"warnings"`
-	Failures  []string `json:"failures"`
-	Seconds   float64  `json:"seconds"`
+	Imported  int `json:"imported"`
+	Updated   int `json:"updated"`
+	Unchanged int `json:"unchanged"`
+	// Merged counts contracts combined with a stored version from another
+	// source (contract.Merge); Kept the stored values that survived
+	// because the new record lacked them; Conflicts the fields both gave
+	// differently, each with the value kept by precedence and the other.
+	Merged    int              `json:"merged"`
+	Kept      int              `json:"kept_values"`
+	Conflicts []importConflict `json:"conflicts"`
+	Failed    int              `json:"failed"`
+	Warnings  int              `json:"warnings"`
+	Failures  []string         `json:"failures"` // the first --max-errors of them
+	Seconds   float64          `json:"seconds"`
+	// FailuresOmitted counts failures not in Failures; ErrorsFile names
+	// the file that holds all of them (--errors).
+	FailuresOmitted int    `json:"failures_omitted,omitempty"`
+	ErrorsFile      string `json:"errors_file,omitempty"`
 	// MergedParties counts parties entity resolution merged into others.
 	MergedParties int `json:"merged_parties,omitempty"`
 	// Embeddings says what was embedded with an embedding model
 	// (--embed-model); nil without one.
 	Embeddings *importEmbeddings `json:"embeddings,omitempty"`
+}
+
+// importConflict is one field two sources of a contract disagree on.
+type importConflict struct {
+	ContractID string `json:"contract_id"`
+	contract.Conflict
 }
 
 // importEmbeddings is the embedding part of an import's summary.
@@ -56,6 +73,7 @@ type importEmbeddings struct {
 func newImportCmd(a *app) *cobra.Command {
 	var textsDir string
 	var noResolve bool
+	var limits importLimits
 	cmd := &cobra.Command{
 		Use:   "import PATH...",
 		Short: "Import contracts from reference JSON, CUAD master_clauses.csv or ContractGraph JSONL",
@@ -76,6 +94,14 @@ func newImportCmd(a *app) *cobra.Command {
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			ctx := cmd.Context()
+			if err := limits.validate(); err != nil {
+				return err
+			}
+			errs, err := newErrorLog(limits.maxErrors, limits.errorsFile)
+			if err != nil {
+				return err
+			}
+			defer errs.close()
 			store, err := a.openStore(ctx)
 			if err != nil {
 				return err
@@ -95,27 +121,36 @@ func newImportCmd(a *app) *cobra.Command {
 				}
 			}
 			bar := newProgressBar(a.stderr, a.cfg.JSON)
-			sum, err := runImport(ctx, store, paths, textsDir, bar, func(warning error) {
+			sum, err := runImport(ctx, store, paths, importer.Options{TextsDir: textsDir, Limits: limits.Limits}, errs, bar, func(warning error) {
 				if a.cfg.Verbose {
 					bar.clear()
 					fmt.Fprintf(a.stderr, "warning: %v\n", warning)
 				}
 			})
 			bar.clear()
+			if cerr := errs.close(); err == nil {
+				err = cerr
+			}
 			if err != nil {
+				if ctx.Err() != nil {
+					a.reportInterruptedImport(sum)
+				}
 				return err
 			}
-			if !noResolve && sum.Imported+sum.Updated > 0 {
-				rep, err := resolve.Run(ctx, store, resolve.Options{Logger: a.log})
+			if !noResolve {
+				// Also when nothing changed: resolution is incremental, and
+				// so finishes what an interrupted run left.
+				rep, err := a.runResolve(ctx, store, resolve.Options{}, bar)
 				switch {
 				case errors.Is(err, resolve.ErrUnsupported):
 					a.log.Info("entity resolution skipped", "reason", err)
 				case err != nil:
+					if ctx.Err() != nil {
+						fmt.Fprintf(a.stderr, "the import itself is complete: imported %d, updated %d, unchanged %d, failed %d\n", sum.Imported, sum.Updated, sum.Unchanged, sum.Failed)
+					}
 					return err
 				default:
-					for _, m := range rep.Merges {
-						sum.MergedParties += len(m.Others)
-					}
+					sum.MergedParties = rep.MergedParties()
 				}
 			}
 			var embedErr error
@@ -133,7 +168,14 @@ func newImportCmd(a *app) *cobra.Command {
 				for _, f := range sum.Failures {
 					fmt.Fprintln(a.stderr, f)
 				}
-				fmt.Fprintf(a.stdout, "imported %d, updated %d, unchanged %d, failed %d", sum.Imported, sum.Updated, sum.Unchanged, sum.Failed)
+				if more := errs.more(); more != "" {
+					fmt.Fprintln(a.stderr, more)
+				}
+				fmt.Fprintf(a.stdout, "imported %d, ", sum.Imported)
+				if sum.Merged > 0 {
+					fmt.Fprintf(a.stdout, "merged %d, ", sum.Merged)
+				}
+				fmt.Fprintf(a.stdout, "updated %d, unchanged %d, failed %d", sum.Updated, sum.Unchanged, sum.Failed)
 				if sum.Warnings > 0 {
 					fmt.Fprintf(a.stdout, "; %d values dropped with warnings", sum.Warnings)
 					if !a.cfg.Verbose {
@@ -141,6 +183,9 @@ func newImportCmd(a *app) *cobra.Command {
 					}
 				}
 				fmt.Fprintf(a.stdout, " in %.2fs\n", sum.Seconds)
+				if sum.Merged > 0 || len(sum.Conflicts) > 0 {
+					printMerges(a, sum)
+				}
 				if sum.MergedParties > 0 {
 					fmt.Fprintf(a.stdout, "entity resolution merged %d duplicate parties into others (--no-resolve skips it)\n", sum.MergedParties)
 				}
@@ -167,7 +212,19 @@ func newImportCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&textsDir, "texts", "", "directory of CUAD full_contract_txt files (default: full_contract_txt next to the CSV)")
 	cmd.Flags().BoolVar(&noResolve, "no-resolve", false, "skip entity resolution (merging duplicate parties) after the import")
+	limits.register(cmd.Flags())
 	return cmd
+}
+
+// reportInterruptedImport says, on stderr, what an interrupted import
+// kept: the contracts of the batches committed before Ctrl+C stay stored
+// (the batch being written is rolled back), and running the same command
+// again imports the rest, finding the kept ones unchanged.
+func (a *app) reportInterruptedImport(sum importSummary) {
+	kept := sum.Imported + sum.Updated + sum.Unchanged
+	fmt.Fprintf(a.stderr, "interrupted: kept %s (imported %d, updated %d, unchanged %d; %d failed); "+
+		"the batch being written was rolled back. Run the same command again to import the rest.\n",
+		plural(kept, "contract"), sum.Imported, sum.Updated, sum.Unchanged, sum.Failed)
 }
 
 // importEmbeddings embeds every chunk of the store without a vector by the
@@ -202,15 +259,16 @@ type importEvent struct {
 	warning error
 }
 
-// runImport imports every path into store. Reading and parsing run in one
+// runImport imports every path into store, recording failures in errs.
+// Reading and parsing run in one
 // goroutine and writing in another, so that parsing the next batch overlaps
 // writing this one; at most two batches wait in between. Failures (bad
 // records, unreadable files, contracts the store rejected) are counted and
 // described in the summary; the returned error is only for the store itself
 // failing or the context ending.
-func runImport(ctx context.Context, store graph.Store, paths []string, textsDir string, bar *progressBar, warn func(error)) (importSummary, error) {
+func runImport(ctx context.Context, store graph.Store, paths []string, opts importer.Options, errs *errorLog, bar *progressBar, warn func(error)) (importSummary, error) {
 	started := time.Now()
-	sum := importSummary{Failures: []string{}}
+	sum := importSummary{Failures: []string{}, Conflicts: []importConflict{}}
 	batches := make(chan []importEvent, 2)
 	g, gctx := errgroup.WithContext(ctx)
 	var read atomic.Int64
@@ -230,13 +288,18 @@ func runImport(ctx context.Context, store graph.Store, paths []string, textsDir 
 		}
 		for _, path := range paths {
 			bar.start(path)
-			opts := importer.Options{TextsDir: textsDir, Progress: func(done, total int64) { bar.update(done, total, int(read.Load())) }}
+			opts.Progress = func(done, total int64) { bar.update(done, total, int(read.Load())) }
 			err := importer.Read(gctx, path, opts, func(r importer.Record) error {
 				for _, w := range r.Warnings {
 					batch = append(batch, importEvent{warning: w})
 				}
 				if r.Err != nil {
 					batch = append(batch, importEvent{failure: r.Err.Error()})
+					if len(batch) >= importBatch {
+						// Failures and warnings count too: a file of bad
+						// records must not pile up in one batch.
+						return send()
+					}
 					return nil
 				}
 				read.Add(1)
@@ -274,8 +337,7 @@ func runImport(ctx context.Context, store graph.Store, paths []string, textsDir 
 					sum.Warnings++
 					warn(e.warning)
 				case e.failure != "":
-					sum.Failed++
-					sum.Failures = append(sum.Failures, e.failure)
+					errs.add(e.failure)
 				default:
 					cs = append(cs, e.c)
 					where = append(where, e.where)
@@ -284,28 +346,20 @@ func runImport(ctx context.Context, store graph.Store, paths []string, textsDir 
 			if len(cs) == 0 {
 				continue
 			}
+			// On an interrupt, out covers the contracts of the batches
+			// that were committed: counted, they say what was kept.
 			out, err := store.PutContracts(gctx, cs)
+			countOutcomes(&sum, errs, out, where)
 			if err != nil {
 				return fmt.Errorf("import: %w", err)
-			}
-			for i, o := range out {
-				switch o.Status {
-				case graph.PutCreated:
-					sum.Imported++
-				case graph.PutUpdated:
-					sum.Updated++
-				case graph.PutUnchanged:
-					sum.Unchanged++
-				default:
-					sum.Failed++
-					sum.Failures = append(sum.Failures, fmt.Sprintf("%s: store rejected the contract: %v", where[i], o.Err))
-				}
 			}
 		}
 		return nil
 	})
 
-	if err := g.Wait(); err != nil {
+	err := g.Wait()
+	sum.Failed, sum.Failures, sum.FailuresOmitted, sum.ErrorsFile = errs.count, errs.kept, errs.omitted(), errs.path
+	if err != nil {
 		if ctx.Err() != nil {
 			return sum, ctx.Err()
 		}
@@ -313,4 +367,46 @@ func runImport(ctx context.Context, store graph.Store, paths []string, textsDir 
 	}
 	sum.Seconds = time.Since(started).Seconds()
 	return sum, nil
+}
+
+// countOutcomes adds the outcomes of one PutContracts call to sum and its
+// failures to errs; where describes each contract written, in order.
+func countOutcomes(sum *importSummary, errs *errorLog, out []graph.PutOutcome, where []string) {
+	for i, o := range out {
+		switch o.Status {
+		case graph.PutCreated:
+			sum.Imported++
+		case graph.PutUpdated:
+			sum.Updated++
+		case graph.PutUnchanged:
+			sum.Unchanged++
+		case graph.PutMerged:
+			sum.Merged++
+		default:
+			errs.add(fmt.Sprintf("%s: store rejected the contract: %v", where[i], o.Err))
+		}
+		if m := o.Merge; m != nil && o.Status != graph.PutFailed {
+			sum.Kept += len(m.Kept)
+			for _, c := range m.Conflicts {
+				sum.Conflicts = append(sum.Conflicts, importConflict{ContractID: o.ID, Conflict: c})
+			}
+		}
+	}
+}
+
+// printMerges says what merging kept and which fields conflicted (listed
+// with -v).
+func printMerges(a *app, sum importSummary) {
+	fmt.Fprintf(a.stdout, "merged with stored versions from other sources: %d values kept that the new records lack, %d conflicting values resolved by precedence",
+		sum.Kept, len(sum.Conflicts))
+	if len(sum.Conflicts) > 0 && !a.cfg.Verbose {
+		fmt.Fprint(a.stdout, " (-v lists them)")
+	}
+	fmt.Fprintln(a.stdout)
+	if !a.cfg.Verbose {
+		return
+	}
+	for _, c := range sum.Conflicts {
+		fmt.Fprintf(a.stdout, "  %s: %s: kept %q (%s) over %q (%s)\n", c.ContractID, c.Field, c.Kept, c.KeptSource, c.Other, c.OtherSource)
+	}
 }

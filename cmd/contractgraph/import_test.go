@@ -2,11 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -27,7 +33,7 @@ func TestImportExportGenerate(t *testing.T) {
 		t.Fatalf("--json import: %v, code %d, %q", err, code, out)
 	}
 	sum.Seconds = 0
-	if diff := cmp.Diff(importSummary{Unchanged: 510, Warnings: 17, Failures: []string{}}, sum); diff != "" {
+	if diff := cmp.Diff(importSummary{Unchanged: 510, Warnings: 17, Failures: []string{}, Conflicts: []importConflict{}}, sum); diff != "" {
 		t.Errorf("re-import summary (-want +got):\n%s", diff)
 	}
 
@@ -42,8 +48,8 @@ func TestImportExportGenerate(t *testing.T) {
 	}
 	// Both databases answer a tool call alike.
 	args := `{"contract_type":"Distributor","min_end_date":"2005-01-01","max_end_date":"2005-12-31"}`
-	a, _, codeA := runContractgraph(t, "", "--db", db, "tools", "call", "contract_search", args)
-	b, _, codeB := runContractgraph(t, "", "--db", db2, "tools", "call", "contract_search", args)
+	a, _, codeA := runContractgraph(t, "", "--db", db, "--json", "tools", "call", "contract_search", args)
+	b, _, codeB := runContractgraph(t, "", "--db", db2, "--json", "tools", "call", "contract_search", args)
 	if codeA != 0 || codeB != 0 || a != b || !strings.Contains(a, `"total_count"`) {
 		t.Errorf("contract_search differs after round trip:\n%s\n%s", a, b)
 	}
@@ -138,5 +144,119 @@ func TestProgressBarQuietOffTerminal(t *testing.T) {
 	p.clear()
 	if buf.Len() != 0 {
 		t.Errorf("progress bar wrote %q to a non-terminal", buf.String())
+	}
+}
+
+// TestImportInterrupted interrupts an import once its first batch is
+// stored and checks that it says how many contracts it kept, that this is
+// what the store holds, and that running it again imports the rest.
+func TestImportInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	src, db := filepath.Join(dir, "gen.jsonl"), filepath.Join(dir, "cg.db")
+	if _, stderr, code := runContractgraph(t, "", "generate", "--contracts", "4000", "--seed", "3", "-o", src); code != 0 {
+		t.Fatalf("generate: %s", stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// Cancel as soon as a batch is committed: what Ctrl+C does.
+		for ctx.Err() == nil {
+			if n := storedContracts(t, db); n > 0 {
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	var out bytes.Buffer
+	var errOut bytes.Buffer
+	a := newApp(strings.NewReader(""), &out, &errOut)
+	root := newRootCmd(a)
+	root.SetArgs([]string{"--db", db, "import", "--no-resolve", src})
+	code := a.exitCode(root.ExecuteContext(ctx), &errOut)
+	stored := storedContracts(t, db)
+	if code == 0 {
+		t.Skipf("the import finished before the interrupt (%d contracts)", stored)
+	}
+	m := regexp.MustCompile(`interrupted: kept (\d+) contracts \(imported (\d+), updated 0, unchanged 0; 0 failed\)`).FindStringSubmatch(errOut.String())
+	if code != 130 || m == nil {
+		t.Fatalf("exit %d, stderr %q: want 130 and how many contracts were kept", code, errOut.String())
+	}
+	if kept, _ := strconv.Atoi(m[1]); kept != stored || kept == 0 || kept >= 4000 {
+		t.Errorf("says it kept %d contracts; the store holds %d of 4000", kept, stored)
+	}
+	stdout, stderr, code := runContractgraph(t, "", "--db", db, "import", "--no-resolve", src)
+	if want := fmt.Sprintf("imported %d, updated 0, unchanged %d, failed 0", 4000-stored, stored); code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("import again: exit %d, %q (%s); want %q", code, stdout, stderr, want)
+	}
+}
+
+// storedContracts counts the contracts in the SQLite file at path (0 when
+// it holds none yet), reading it read-only so as not to disturb a writer.
+func storedContracts(t *testing.T, path string) int {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		return 0
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return 0
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM contracts`).Scan(&n); err != nil {
+		return 0
+	}
+	return n
+}
+
+// TestImportBoundsErrors: a file of many bad records keeps only the first
+// --max-errors failures (in the summary and on stderr), counts the rest,
+// and writes every one to --errors FILE.
+func TestImportBoundsErrors(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "e.db")
+	var b strings.Builder
+	b.WriteString(`{"id":"ok"}` + "\n")
+	for i := range 2500 {
+		fmt.Fprintf(&b, `{"id":"bad-%d","effective_date":"2019-02-30"}`+"\n", i)
+	}
+	in := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	all := filepath.Join(dir, "errors.txt")
+	out, errOut, code := runContractgraph(t, "", "--db", db, "import", "--max-errors", "3", "--errors", all, in)
+	if code != 1 || !strings.HasPrefix(out, "imported 1, updated 0, unchanged 0, failed 2500 in ") {
+		t.Errorf("import: code %d, stdout %q", code, out)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	want := []string{
+		in + `: line 2 (id "bad-0"): field effective_date: invalid date "2019-02-30": day 30 does not exist in 2019-02`,
+		in + `: line 3 (id "bad-1"): field effective_date: invalid date "2019-02-30": day 30 does not exist in 2019-02`,
+		in + `: line 4 (id "bad-2"): field effective_date: invalid date "2019-02-30": day 30 does not exist in 2019-02`,
+		"… and 2497 more failures; all 2500 are in " + all,
+	}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("stderr (-want +got):\n%s", diff)
+	}
+	written, err := os.ReadFile(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(written), "\n"); n != 2500 || !strings.Contains(string(written), `line 2501 (id "bad-2499")`) {
+		t.Errorf("--errors file has %d lines", n)
+	}
+
+	out, _, _ = runContractgraph(t, "", "--db", db, "--json", "import", "--max-errors", "2", in)
+	var sum importSummary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 2500 || len(sum.Failures) != 2 || sum.FailuresOmitted != 2498 {
+		t.Errorf("--json: failed %d, %d failures kept, %d omitted", sum.Failed, len(sum.Failures), sum.FailuresOmitted)
+	}
+	if _, errOut, code := runContractgraph(t, "", "--db", db, "import", "--max-errors", "-1", in); code != 2 || !strings.Contains(errOut, "--max-errors -1: must not be negative") {
+		t.Errorf("--max-errors -1: code %d, %q", code, errOut)
 	}
 }

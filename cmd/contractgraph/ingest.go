@@ -31,6 +31,8 @@ type ingestFlags struct {
 	contextTokens int
 	maxChunk      int
 	maxBytes      int64
+	maxTextBytes  int
+	maxCalls      int
 	noResolve     bool
 	threshold     float64
 	// clauseCalls is auto, one or two (see clauseMode); "" is auto.
@@ -68,6 +70,8 @@ The exit status is 1 when any file failed.`,
 	fl.DurationVar(&f.docBudget, "doc-budget", defaultDocBudget, "time one document may take before its repair rounds and follow-up calls are skipped, keeping what validated (0: none)")
 	fl.IntVar(&f.maxChunk, "max-chunk", retrieve.DefaultMaxChunkBytes, "largest chunk for clause search, in bytes")
 	fl.Int64Var(&f.maxBytes, "max-file-size", ingest.DefaultMaxBytes, "largest file accepted, in bytes")
+	fl.IntVar(&f.maxTextBytes, "max-text-bytes", ingest.DefaultMaxTextBytes, "most text extracted from one file, in bytes; a file with more fails before any model call")
+	fl.IntVar(&f.maxCalls, "max-model-calls", extract.DefaultMaxCalls, "most model calls for one file, repairs included; a file that needs more fails before any call")
 	fl.BoolVar(&f.noResolve, "no-resolve", false, "skip entity resolution after the batch")
 	fl.Float64Var(&f.threshold, "threshold", resolve.DefaultThreshold, "entity resolution merge threshold")
 	return cmd
@@ -177,8 +181,12 @@ const defaultDocBudget = 30 * time.Minute
 // one-call reply slowly and fills a long clause list with one sentence.
 func (a *app) extractOptions(f ingestFlags) (extract.Options, error) {
 	local := isLocalModel(a.cfg.Model)
-	opts := extract.Options{ContextTokens: f.contextTokens, Budget: f.docBudget, Logger: a.log}
+	opts := extract.Options{ContextTokens: f.contextTokens, Budget: f.docBudget, MaxCalls: f.maxCalls, Logger: a.log}
 	switch {
+	case f.maxCalls < 0:
+		return opts, usageError(fmt.Errorf("--max-model-calls %d: must not be negative", f.maxCalls))
+	case f.maxTextBytes < 0:
+		return opts, usageError(fmt.Errorf("--max-text-bytes %d: must not be negative", f.maxTextBytes))
 	case f.contextTokens < 0:
 		return opts, usageError(fmt.Errorf("--context-tokens %d: must not be negative", f.contextTokens))
 	case f.docBudget < 0:
@@ -205,7 +213,7 @@ func (a *app) extractOptions(f ingestFlags) (extract.Options, error) {
 
 // newIngestPipeline is the ingestion pipeline over w writing to store.
 func (a *app) newIngestPipeline(w *ingestWiring, store graph.Store, f ingestFlags, progress func(ingest.Progress)) *ingest.Pipeline {
-	loader := ingest.NewLoader(ingest.LoaderOptions{MaxBytes: f.maxBytes, PDFToText: ingest.FindPDFToText()})
+	loader := ingest.NewLoader(ingest.LoaderOptions{MaxBytes: f.maxBytes, MaxTextBytes: f.maxTextBytes, PDFToText: ingest.FindPDFToText()})
 	return ingest.NewPipeline(loader, w.ext, store, ingest.Options{
 		Model:            a.cfg.Model,
 		Concurrency:      f.concurrency,
@@ -224,7 +232,7 @@ func printIngestSummary(w io.Writer, sum *ingest.Summary) {
 	for _, r := range sum.Files {
 		switch r.Status {
 		case ingest.StatusFailed:
-			fmt.Fprintf(w, "failed:    %s\n", r.Error)
+			fmt.Fprintf(w, "failed:    %s\n", ingestFailure(r))
 		case ingest.StatusSkipped:
 			fmt.Fprintf(w, "skipped:   %s: %s\n", r.Path, r.Error)
 		}
@@ -244,6 +252,22 @@ func printIngestSummary(w io.Writer, sum *ingest.Summary) {
 		}
 		fmt.Fprintf(w, "entity resolution merged %d parties into %d\n", n, len(r.Merges))
 	}
+}
+
+// ingestFailure says why a file failed, naming the file (a model's error
+// does not) and the flag that raises a limit it hit.
+func ingestFailure(r ingest.FileResult) string {
+	msg := r.Error
+	if !strings.HasPrefix(msg, r.Path+": ") {
+		msg = r.Path + ": " + msg
+	}
+	switch {
+	case errors.Is(r.Err(), ingest.ErrTextTooLarge):
+		msg += " (--max-text-bytes raises it)"
+	case errors.Is(r.Err(), extract.ErrTooManyCalls):
+		msg += " (--max-model-calls raises it)"
+	}
+	return msg
 }
 
 // ingestBar draws "[=====>    ] 12/40  ETA 3m10s  tokens 120k in 8k out  name"

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"archive/zip"
+	"compress/flate"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +67,7 @@ func TestIngestAndResolveCommands(t *testing.T) {
 		t.Errorf("schemas asked for: %v, want facts and clauses for each contract", schemas)
 	}
 
-	out, _, code = runContractgraph(t, "", "--db", db, "tools", "call", "clause_search", `{"query":"governed by the laws of the State of Colorado","limit":1}`)
+	out, _, code = runContractgraph(t, "", "--db", db, "--json", "tools", "call", "clause_search", `{"query":"governed by the laws of the State of Colorado","limit":1}`)
 	if code != 0 || !strings.Contains(out, "TRANSMONTAIGNE") {
 		t.Errorf("clause_search over ingested contracts: %d %s", code, out)
 	}
@@ -98,7 +102,7 @@ func TestImportResolvesParties(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "\nentity resolution merged 5 duplicate parties into others") {
 		t.Fatalf("import: %d %q %q", code, out, errOut)
 	}
-	out, _, _ = runContractgraph(t, "", "--db", db, "tools", "call", "party_search", `{"name":"wately"}`)
+	out, _, _ = runContractgraph(t, "", "--db", db, "--json", "tools", "call", "party_search", `{"name":"wately"}`)
 	if !strings.Contains(out, `"name":"A.B. Watley, Inc.","aliases":["AB Wately, Inc."]`) {
 		t.Errorf("merged spelling is not an alias of the canonical party: %s", out)
 	}
@@ -106,6 +110,16 @@ func TestImportResolvesParties(t *testing.T) {
 	out, _, code = runContractgraph(t, "", "--db", db2, "import", "--no-resolve", ref)
 	if code != 0 || strings.Contains(out, "entity resolution") {
 		t.Errorf("--no-resolve: %d %q", code, out)
+	}
+	// Importing the same file again changes no contract, but resolution
+	// still does what was left undone (skipped here, or interrupted).
+	out, errOut, code = runContractgraph(t, "", "--db", db2, "import", ref)
+	if code != 0 || !strings.Contains(out, "unchanged 510") || !strings.Contains(out, "\nentity resolution merged 5 duplicate parties into others") {
+		t.Errorf("import again after --no-resolve: %d %q %q", code, out, errOut)
+	}
+	out, _, _ = runContractgraph(t, "", "--db", db2, "resolve")
+	if !strings.Contains(out, "merged 0 parties into 0") || !strings.Contains(out, " 0 compared") {
+		t.Errorf("resolve after a complete resolution: %q", out)
 	}
 }
 
@@ -148,5 +162,75 @@ func TestExtractingLabel(t *testing.T) {
 	}
 	if got := extractingLabel(extract.Progress{ContractID: "big", Step: "facts", Part: 2, Parts: 3, Bytes: 300}); got != "big: part 2/3 facts 300 B" {
 		t.Errorf("label = %q", got)
+	}
+}
+
+// writeHugeDOCX writes a DOCX of a few hundred KB whose document holds
+// textMiB MiB of text, as a compressed file can: one long paragraph after
+// another of the same clause.
+func writeHugeDOCX(t *testing.T, path string, textMiB int) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zw := zip.NewWriter(f)
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, flate.BestSpeed) })
+	for _, p := range []struct{ name, body string }{
+		{"[Content_Types].xml", `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>`},
+		{"_rels/.rels", `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`},
+	} {
+		w, _ := zw.Create(p.name)
+		io.WriteString(w, p.body)
+	}
+	w, err := zw.Create("word/document.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>`)
+	clause := strings.Repeat("The Supplier shall deliver the Products to the Customer in accordance with this Agreement. ", 100)
+	para := "<w:p><w:r><w:t>" + clause + "</w:t></w:r></w:p>"
+	for n := 0; n < textMiB<<20; n += len(clause) {
+		io.WriteString(w, para)
+	}
+	io.WriteString(w, `</w:body></w:document>`)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIngestBoundsText: a small DOCX holding 60 MiB of text fails before
+// any model call, naming the file and the flag that raises the limit; a
+// text that would need more model calls than --max-model-calls fails the
+// same way, before any call.
+func TestIngestBoundsText(t *testing.T) {
+	dir := t.TempDir()
+	docx := filepath.Join(dir, "huge.docx")
+	textMiB := 60 // the adversarial run's file
+	if raceEnabled {
+		textMiB = 8 // still twice the limit, and quicker to compress
+	}
+	writeHugeDOCX(t, docx, textMiB)
+	srv := extracttest.NewServer(t, func(n int, req extracttest.Request) extracttest.Reply {
+		return extracttest.JSON(extracttest.Heuristic(req.ContractText()), 100, 100)
+	})
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "test")
+	db := filepath.Join(dir, "g.db")
+	out, errOut, code := runContractgraph(t, "", "--db", db, "--model", "openai:gpt-fake", "ingest", docx)
+	fi, _ := os.Stat(docx)
+	want := fmt.Sprintf("failed:    %s: too much text: the %.1f KiB file holds more than 4 MiB of text, the limit per file (--max-text-bytes raises it)", docx, float64(fi.Size())/1024)
+	if code != 1 || !strings.Contains(out, want) || len(srv.Requests()) != 0 {
+		t.Errorf("60 MiB of text in a %d-byte DOCX: exit %d, %d model calls\nstdout %s\nstderr %s\nwant %s", fi.Size(), code, len(srv.Requests()), out, errOut, want)
+	}
+
+	txt := filepath.Join(dir, "long.txt")
+	if err := os.WriteFile(txt, []byte(strings.Repeat("The Supplier shall deliver the Products on time.\n\n", 2000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = runContractgraph(t, "", "--db", db, "--model", "openai:gpt-fake", "ingest", "--context-tokens", "12000", "--max-model-calls", "5", txt)
+	if code != 1 || !strings.Contains(out, "failed:    "+txt+": too many model calls: ") || !strings.Contains(out, "over the limit of 5 per document (--max-model-calls raises it)") || len(srv.Requests()) != 0 {
+		t.Errorf("a text needing more calls than --max-model-calls: exit %d, %d model calls\n%s", code, len(srv.Requests()), out)
 	}
 }

@@ -18,8 +18,8 @@ func newMCPCmd(a *app) *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve the typed tools and contract texts to MCP clients (stdio or streamable HTTP)",
 		Long: "Run a Model Context Protocol server over the graph: every typed tool with its JSON Schema\n" +
-			"(contract_search, contract_aggregate, party_search, get_contract, clause_search, and\n" +
-			"text2cypher on Neo4j) and each contract's text as a resource contractgraph://contracts/{id}.\n\n" +
+			"(" + servedToolsHelp() + ")\n" +
+			"and each contract's text as a resource contractgraph://contracts/{id}.\n\n" +
 			"By default it speaks MCP on stdin/stdout, for clients that start it as a subprocess. With\n" +
 			"--http ADDR it serves the streamable HTTP transport instead; on a non-loopback address it\n" +
 			"requires the bearer token in CONTRACTGRAPH_TOKEN.",

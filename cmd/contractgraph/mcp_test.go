@@ -52,7 +52,7 @@ func rawJSONArgs(s string) any {
 // that an MCP client gets the same contract_search JSON as `tools call`.
 func TestMCPStdioMatchesCLI(t *testing.T) {
 	db := fixtureDB(t)
-	cli, _, code := runContractgraph(t, "", "--db", db, "tools", "call", "contract_search", askArgs)
+	cli, _, code := runContractgraph(t, "", "--db", db, "--json", "tools", "call", "contract_search", askArgs)
 	if code != 0 {
 		t.Fatalf("tools call exited %d", code)
 	}
@@ -97,7 +97,7 @@ func TestMCPStdioMatchesCLI(t *testing.T) {
 func TestMCPHTTPMatchesCLI(t *testing.T) {
 	db := fixtureDB(t)
 	t.Setenv("CONTRACTGRAPH_TOKEN", "")
-	cli, _, _ := runContractgraph(t, "", "--db", db, "tools", "call", "contract_search", askArgs)
+	cli, _, _ := runContractgraph(t, "", "--db", db, "--json", "tools", "call", "contract_search", askArgs)
 	url, stop, wait := startCommand(t, true, regexp.MustCompile(`http://127\.0\.0\.1:\d+/`), "--db", db, "mcp", "--http", "127.0.0.1:0")
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
 		&mcp.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
@@ -116,5 +116,31 @@ func TestMCPHTTPMatchesCLI(t *testing.T) {
 	stop()
 	if code := wait(); code != 0 {
 		t.Errorf("mcp --http exited %d after interruption", code)
+	}
+}
+
+// TestHelpListsServedTools checks that the help texts name exactly the
+// tools the MCP server serves on a SQLite store (text2cypher, Neo4j's
+// alone, is named as such).
+func TestHelpListsServedTools(t *testing.T) {
+	db := fixtureDB(t)
+	listed, _, code := runContractgraph(t, "", "--db", db, "--json", "tools", "list")
+	var list []struct {
+		Name string `json:"name"`
+	}
+	if code != 0 || json.Unmarshal([]byte(listed), &list) != nil || len(list) == 0 {
+		t.Fatalf("tools list: exit %d, %s", code, listed)
+	}
+	for _, cmd := range []string{"mcp", "tools"} {
+		help, _, _ := runContractgraph(t, "", "help", cmd)
+		text := strings.Join(strings.Fields(help), " ")
+		for _, tool := range list {
+			if !strings.Contains(text, tool.Name) {
+				t.Errorf("help %s does not name %s, which the server serves:\n%s", cmd, tool.Name, help)
+			}
+		}
+		if !strings.Contains(text, "text2cypher on Neo4j") {
+			t.Errorf("help %s does not name text2cypher", cmd)
+		}
 	}
 }

@@ -304,6 +304,9 @@ func explain(n llm.ModelName, ep endpoint, err error) error {
 	}
 	var msg string
 	switch {
+	case errors.Is(err, llm.ErrNotAPI):
+		// "the server answered HTTP 200 with a web page ("Sign in"), not ..."
+		msg = fmt.Sprintf("the %s server at %s %s: check %s (an OpenAI-compatible server's API usually ends in /v1)", n.Provider, ep.url, strings.TrimPrefix(ae.Message, "the server "), ep.envVar)
 	case errors.Is(err, llm.ErrUnavailable) && ae.StatusCode == 0 && ae.Timeout == 0:
 		msg = fmt.Sprintf("cannot reach the %s server at %s: start it or set %s to where it runs", n.Provider, ep.url, ep.envVar)
 	case errors.Is(err, llm.ErrUnavailable) && ae.Timeout > 0:

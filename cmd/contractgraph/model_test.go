@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -325,5 +328,31 @@ func TestEmbedBaseURLOverridesOpenAIBaseURL(t *testing.T) {
 	// Other providers ignore it.
 	if ep := endpointFor(llm.ModelName{Provider: "ollama", Model: "nomic-embed-text"}, true); ep.envVar != "OLLAMA_HOST" {
 		t.Errorf("ollama embed endpoint = %+v", ep)
+	}
+}
+
+// TestHTMLReplyExplained: an OpenAI base URL that serves a web page is
+// reported as such, naming the variable to fix, not as a server that
+// cannot be reached.
+func TestHTMLReplyExplained(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><head><title>Router login</title></head><body></body></html>")
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "test")
+	dir := t.TempDir()
+	db, in := filepath.Join(dir, "g.db"), filepath.Join(dir, "c.jsonl")
+	if err := os.WriteFile(in, []byte(`{"id":"c1"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runContractgraph(t, "", "--db", db, "import", "--no-resolve", in); code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	_, errOut, code := runContractgraph(t, "", "--db", db, "--model", "openai:gpt-x", "ask", "How many contracts?")
+	want := `the openai server at ` + srv.URL + ` answered HTTP 200 with a web page ("Router login"), not an OpenAI API reply: check OPENAI_BASE_URL (an OpenAI-compatible server's API usually ends in /v1)`
+	if code != 1 || !strings.Contains(errOut, want) || strings.Contains(errOut, "cannot reach") {
+		t.Errorf("exit %d, stderr %q\nwant %q", code, errOut, want)
 	}
 }

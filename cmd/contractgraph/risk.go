@@ -16,6 +16,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/ingest"
+	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/risk"
 )
 
@@ -52,7 +53,8 @@ func newRiskCmd(a *app) *cobra.Command {
 		Example: `  contractgraph risk "MyDistributionAgreement" --jurisdiction us --format html -o report.html
   contractgraph risk ./contract.pdf --format md
   contractgraph risk id1 id2 id3 --batch -o reports/ --format json`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+		Args:              usageArgs(cobra.MinimumNArgs(1)),
+		ValidArgsFunction: a.completeRiskArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runRisk(cmd.Context(), args, f)
 		},
@@ -92,17 +94,9 @@ func (a *app) runRisk(ctx context.Context, args []string, f riskFlags) error {
 		}
 		defer store.Close()
 	}
-	deps := risk.Deps{Model: model, Log: a.log}
-	if strings.TrimSpace(a.cfg.EmbedModel) != "" {
-		if deps.Embedder, err = a.openEmbedder(ctx); err != nil {
-			return err
-		}
-	}
-	if store != nil {
-		deps.Clauses = store
-		if ss, ok := store.(graph.StatuteStore); ok {
-			deps.Statutes = ss
-		}
+	deps, err := a.riskDeps(ctx, model, store)
+	if err != nil {
+		return err
 	}
 	partial, failed := 0, 0
 	for _, arg := range args {
@@ -247,4 +241,28 @@ func safeFileName(id string) string {
 		}
 		return r
 	}, id)
+}
+
+// riskDeps is what every risk review (risk, eval risk, serve) runs with:
+// the model, described with the tool schemas chosen for it, the embedder
+// when one is configured (hybrid statute search), and the store's clauses
+// and statutes when there is a store.
+func (a *app) riskDeps(ctx context.Context, model llm.Model, store graph.Store) (risk.Deps, error) {
+	schemas, err := a.toolSchemasFor(a.cfg.Model)
+	if err != nil {
+		return risk.Deps{}, usageError(err)
+	}
+	deps := risk.Deps{Model: model, Log: a.log, Schemas: schemas}
+	if strings.TrimSpace(a.cfg.EmbedModel) != "" {
+		if deps.Embedder, err = a.openEmbedder(ctx); err != nil {
+			return risk.Deps{}, usageError(err)
+		}
+	}
+	if store != nil {
+		deps.Clauses = store
+		if ss, ok := store.(graph.StatuteStore); ok {
+			deps.Statutes = ss
+		}
+	}
+	return deps, nil
 }

@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
-	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
+	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/risk"
 )
 
@@ -228,18 +228,42 @@ func cuadContract(t *testing.T) *contract.Contract {
 	return nil
 }
 
-func TestRiskEndToEnd(t *testing.T) {
-	db := importSharedStatutes(t)
+// loadForReview imports the shared statutes and one CUAD contract, which
+// it returns, into the store flags select and open opens.
+func loadForReview(t *testing.T, flags []string, open func() graph.Store) *contract.Contract {
+	t.Helper()
+	importStatutes(t, flags)
 	c := cuadContract(t)
-	store, err := sqlite.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := open()
+	defer store.Close()
 	outcomes, err := store.PutContracts(context.Background(), []*contract.Contract{c})
-	store.Close()
 	if err != nil || outcomes[0].Err != nil {
 		t.Fatalf("put contract: %v %v", err, outcomes)
 	}
+	return c
+}
+
+// openStatutes opens the store open opens as a statute store; t closes it.
+func openStatutes(t *testing.T, open func() graph.Store) graph.StatuteStore {
+	t.Helper()
+	store := open()
+	t.Cleanup(func() { store.Close() })
+	ss, ok := store.(graph.StatuteStore)
+	if !ok {
+		t.Fatalf("%T keeps no statutes", store)
+	}
+	return ss
+}
+
+// TestRiskEndToEnd reviews a CUAD contract on every backend with a scripted
+// model and checks that every citation in the report resolves to a stored
+// statute that holds its quote.
+func TestRiskEndToEnd(t *testing.T) {
+	forEachBackend(t, testRiskEndToEnd)
+}
+
+func testRiskEndToEnd(t *testing.T, flags []string, open func() graph.Store) {
+	c := loadForReview(t, flags, open)
 
 	fake := &fakeRiskServer{}
 	srv := httptest.NewServer(streamingAdapter{fake})
@@ -251,7 +275,7 @@ func TestRiskEndToEnd(t *testing.T) {
 	reports := map[string]string{}
 	for _, format := range []string{"json", "md", "html"} {
 		out := filepath.Join(dir, "report."+format)
-		_, errOut, code := runContractgraph(t, "", "--db", db, "--model", "openai:fake-model", "risk", c.ID, "--jurisdiction", "us", "--format", format, "-o", out,
+		_, errOut, code := runOn(t, flags, "--model", "openai:fake-model", "risk", c.ID, "--jurisdiction", "us", "--format", format, "-o", out,
 			"--viewer-url", "http://localhost:8080/")
 		if code != 0 {
 			t.Fatalf("risk --format %s exited %d: %s", format, code, errOut)
@@ -274,11 +298,7 @@ func TestRiskEndToEnd(t *testing.T) {
 	if rep.Partial || !rep.CitationsChecked || len(rep.Items) != 1 || rep.Summary == nil {
 		t.Fatalf("report: partial=%v checked=%v items=%d notices=%q", rep.Partial, rep.CitationsChecked, len(rep.Items), rep.Notices)
 	}
-	store, err = sqlite.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openStatutes(t, open)
 	cited := 0
 	for _, it := range rep.Items {
 		if got := c.Text[it.ClauseStart:it.ClauseEnd]; strings.Join(strings.Fields(got), " ") != strings.Join(strings.Fields(it.ClauseQuote), " ") {
@@ -333,16 +353,11 @@ func TestRiskEndToEnd(t *testing.T) {
 }
 
 func TestRiskBatchSeveralContracts(t *testing.T) {
-	db := importSharedStatutes(t)
-	c := cuadContract(t)
-	store, err := sqlite.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.PutContracts(context.Background(), []*contract.Contract{c}); err != nil {
-		t.Fatal(err)
-	}
-	store.Close()
+	forEachBackend(t, testRiskBatchSeveralContracts)
+}
+
+func testRiskBatchSeveralContracts(t *testing.T, flags []string, open func() graph.Store) {
+	c := loadForReview(t, flags, open)
 	file := filepath.Join(t.TempDir(), "other-contract.txt")
 	if err := os.WriteFile(file, []byte(c.Text), 0o600); err != nil {
 		t.Fatal(err)
@@ -353,16 +368,12 @@ func TestRiskBatchSeveralContracts(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "test-key")
 
 	out := filepath.Join(t.TempDir(), "reports")
-	_, errOut, code := runContractgraph(t, "", "--db", db, "--model", "openai:fake-model", "risk", c.ID, "no-such-contract", file,
+	_, errOut, code := runOn(t, flags, "--model", "openai:fake-model", "risk", c.ID, "no-such-contract", file,
 		"--batch", "--concurrency", "3", "--jurisdiction", "us", "--format", "json", "-o", out)
 	if code != 1 || !strings.Contains(errOut, `risk no-such-contract: "no-such-contract" is neither a file nor a stored contract id`) {
 		t.Fatalf("risk --batch with one bad id exited %d (want 1): %s", code, errOut)
 	}
-	store, err = sqlite.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openStatutes(t, open)
 	cited := 0
 	for _, id := range []string{c.ID, "other-contract"} {
 		b, err := os.ReadFile(filepath.Join(out, id+".json"))

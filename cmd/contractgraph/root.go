@@ -1,9 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -24,6 +28,34 @@ type config struct {
 	// ModelTimeout bounds model calls (--model-timeout,
 	// CONTRACTGRAPH_MODEL_TIMEOUT): "10m", or per kind "chat=5m,extract=30m,embed=1m".
 	ModelTimeout string
+
+	// Temperature is the agent's sampling temperature (--temperature,
+	// CONTRACTGRAPH_TEMPERATURE); negative leaves it to the provider.
+	Temperature float64
+}
+
+// agentTemperature is the temperature the agent passes to every model
+// call: nil, the provider's default, when --temperature is negative.
+func (a *app) agentTemperature() *float64 {
+	if a.cfg.Temperature < 0 {
+		return nil
+	}
+	t := a.cfg.Temperature
+	return &t
+}
+
+// temperatureDefault reads CONTRACTGRAPH_TEMPERATURE for the flag's
+// default; a value that is not a number is reported when a command runs.
+func temperatureDefault() (float64, error) {
+	v := strings.TrimSpace(os.Getenv("CONTRACTGRAPH_TEMPERATURE"))
+	if v == "" {
+		return 0, nil
+	}
+	t, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(t) || math.IsInf(t, 0) {
+		return 0, fmt.Errorf("CONTRACTGRAPH_TEMPERATURE=%q is not a number; want e.g. 0 or 0.7, or -1 for the provider's default", v)
+	}
+	return t, nil
 }
 
 // app holds what every subcommand shares; subcommands are built from it.
@@ -33,10 +65,14 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	log    *slog.Logger
+
+	// terminal reports whether a writer is a terminal and its width
+	// (isTerminal); tests replace it.
+	terminal func(io.Writer) (ok bool, width int)
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	return &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	return &app{stdin: stdin, stdout: stdout, stderr: stderr, terminal: isTerminal}
 }
 
 func envOr(name, def string) string {
@@ -47,6 +83,7 @@ func envOr(name, def string) string {
 }
 
 func newRootCmd(a *app) *cobra.Command {
+	tempDefault, tempErr := temperatureDefault()
 	root := &cobra.Command{
 		Use:           "contractgraph",
 		Short:         "Turn commercial contracts into a knowledge graph and ask it questions",
@@ -58,9 +95,17 @@ func newRootCmd(a *app) *cobra.Command {
 				level = slog.LevelDebug
 			}
 			a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			if tempErr != nil && !cmd.Flags().Changed("temperature") {
+				return usageError(tempErr)
+			}
+			if math.IsNaN(a.cfg.Temperature) || math.IsInf(a.cfg.Temperature, 0) {
+				return usageError(fmt.Errorf("--temperature %v is not a number", a.cfg.Temperature))
+			}
 			return nil
 		},
 	}
+	root.Version = readBuildInfo().String()
+	root.SetVersionTemplate("contractgraph {{.Version}}\n")
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
@@ -72,10 +117,12 @@ func newRootCmd(a *app) *cobra.Command {
 	pf.StringVar(&a.cfg.EmbedModel, "embed-model", os.Getenv("CONTRACTGRAPH_EMBED_MODEL"), "embedding model as provider:model (env CONTRACTGRAPH_EMBED_MODEL)")
 	pf.StringVar(&a.cfg.ToolSchemas, "tool-schemas", envOr("CONTRACTGRAPH_TOOL_SCHEMAS", toolSchemasAuto), "how tools are described to the model: full, compact, or auto = compact for a local server (ollama, localhost) (env CONTRACTGRAPH_TOOL_SCHEMAS)")
 	pf.StringVar(&a.cfg.ModelTimeout, "model-timeout", os.Getenv("CONTRACTGRAPH_MODEL_TIMEOUT"), "model call timeout, e.g. 10m, or per kind chat=5m,extract=30m,embed=1m (default 2m/5m/2m; 5m/10m/5m plus the prompt at 5 tokens/s for local servers) (env CONTRACTGRAPH_MODEL_TIMEOUT)")
+	pf.Float64Var(&a.cfg.Temperature, "temperature", tempDefault, "the agent's sampling temperature: 0 answers a question the same way each time; negative uses the provider's default, for models that accept no other (env CONTRACTGRAPH_TEMPERATURE)")
 	pf.BoolVar(&a.cfg.JSON, "json", false, "print JSON instead of readable text")
 	pf.BoolVarP(&a.cfg.Verbose, "verbose", "v", false, "log debug details to stderr")
 
 	// Subcommands: one file each. Keep this list sorted.
-	root.AddCommand(newAskCmd(a), newChatCmd(a), newDemoCmd(a), newEvalCmd(a), newExportCmd(a), newGenerateCmd(a), newImportCmd(a), newIngestCmd(a), newMCPCmd(a), newReindexCmd(a), newResolveCmd(a), newRiskCmd(a), newServeCmd(a), newStatsCmd(a), newStatutesCmd(a), newToolsCmd(a))
+	root.AddCommand(newAskCmd(a), newChatCmd(a), newDeadlinesCmd(a), newDeleteCmd(a), newDemoCmd(a), newEvalCmd(a), newExportCmd(a), newGenerateCmd(a), newImportCmd(a), newIngestCmd(a), newMCPCmd(a), newReindexCmd(a), newResolveCmd(a), newRiskCmd(a), newServeCmd(a), newStatsCmd(a), newStatutesCmd(a), newToolsCmd(a), newVersionCmd(a))
+	registerCompletions(root)
 	return root
 }

@@ -9,11 +9,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/contractgraph/contractgraph/internal/agent"
 	"github.com/contractgraph/contractgraph/internal/extract"
@@ -21,7 +21,6 @@ import (
 	"github.com/contractgraph/contractgraph/internal/httpapi"
 	"github.com/contractgraph/contractgraph/internal/ingest"
 	"github.com/contractgraph/contractgraph/internal/llm"
-	"github.com/contractgraph/contractgraph/internal/risk"
 )
 
 // serveOptions are the flags of serve; demo uses them too.
@@ -32,6 +31,10 @@ type serveOptions struct {
 	// secureCookies marks the session cookie Secure behind a
 	// TLS-terminating proxy, where requests arrive as plain HTTP.
 	secureCookies bool
+	// create makes a new, empty embedded database where none exists.
+	create bool
+	// limits overrides the admission limits, "class=concurrency[/queue[/wait]],...".
+	limits string
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -43,13 +46,26 @@ func newServeCmd(a *app) *cobra.Command {
 			"the JSON API (described at /api/openapi.json) until interrupted.\n\n" +
 			"The chat, the upload and the risk review need a model (--model or CONTRACTGRAPH_MODEL); without\n" +
 			"one the server runs and the chat page says how to configure it. On an address other than loopback the\n" +
-			"server requires a bearer token, taken from CONTRACTGRAPH_TOKEN, and refuses to start without one.",
-		Example: `  contractgraph serve
+			"server requires a bearer token, taken from CONTRACTGRAPH_TOKEN, and refuses to start without one.\n\n" +
+			"Like every other command, serve refuses a database file that does not exist (so that a mistyped\n" +
+			"--db is not served as an empty graph); --create starts a new, empty one there.",
+		Example: `  contractgraph --db contractgraph-demo.db serve
   contractgraph serve --model ollama:qwen2.5:7b --addr 127.0.0.1:9000
+  contractgraph --db new.db serve --create --model openai:gpt-4o-mini   # start empty, upload documents
   CONTRACTGRAPH_TOKEN=$(openssl rand -hex 16) contractgraph serve --addr 0.0.0.0:8080`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if !opts.create {
+				if err := a.checkDBExists(); err != nil {
+					var nd noDatabaseError
+					if errors.As(err, &nd) {
+						nd.also = "pass --create to serve a new, empty database there"
+						return usageError(nd)
+					}
+					return err
+				}
+			}
 			ln, err := a.listenHTTP(opts.addr)
 			if err != nil {
 				return err
@@ -66,7 +82,9 @@ func newServeCmd(a *app) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&opts.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	f.StringVar(&opts.corsOrigin, "cors-origin", "", "let web pages from this origin (e.g. https://intranet.example.com) call the API; off by default")
+	f.StringVar(&opts.limits, "limits", "", "admission limits per class of request, as class=concurrency[/queue[/wait]],... with classes lookup, query, text (full-text and vector search), model (ask, upload, risk); e.g. text=2/64/10s. A request that finds its class full gets 503 with Retry-After")
 	f.BoolVar(&opts.secureCookies, "secure-cookies", false, "mark the sign-in cookie Secure even on plain HTTP (behind a TLS-terminating proxy); it always is over TLS")
+	f.BoolVar(&opts.create, "create", false, "create an empty database at --db if there is none (otherwise a missing database is an error)")
 	f.StringVar(&opts.uploadDir, "upload-dir", "", "where uploaded documents are kept (default: contractgraph-uploads beside the database)")
 	return cmd
 }
@@ -143,6 +161,11 @@ func (a *app) newHTTPServer(ctx context.Context, store graph.Store, opts serveOp
 		CORSOrigin:    opts.corsOrigin,
 		SecureCookies: opts.secureCookies,
 	}
+	limits, err := httpapi.ParseLimits(opts.limits, httpapi.DefaultLimits(runtime.GOMAXPROCS(0)))
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--limits: %w", err))
+	}
+	cfg.Limits = limits
 	model, err := a.openModel(ctx)
 	switch {
 	case errors.Is(err, llm.ErrNoModel) && strings.TrimSpace(a.cfg.Model) == "":
@@ -150,7 +173,7 @@ func (a *app) newHTTPServer(ctx context.Context, store graph.Store, opts serveOp
 	case err != nil:
 		return nil, usageError(err)
 	default:
-		cfg.Agent = &agent.Agent{Model: model, Tools: set, Log: a.log}
+		cfg.Agent = &agent.Agent{Model: model, Tools: set, Temperature: a.agentTemperature(), Log: a.log}
 		cfg.ModelName = a.cfg.Model
 		cfg.ExplainError = a.explainModelError
 		ing, err := a.newUploadIngester(ctx, store, model, opts.uploadDir)
@@ -160,12 +183,11 @@ func (a *app) newHTTPServer(ctx context.Context, store graph.Store, opts serveOp
 		cfg.Ingester = ing
 		// The risk review cites from the store's statutes (httpapi finds
 		// them); an embedding model makes its statute search hybrid.
-		cfg.Risk = &risk.Deps{Model: model, Log: a.log}
-		if strings.TrimSpace(a.cfg.EmbedModel) != "" {
-			if cfg.Risk.Embedder, err = a.openEmbedder(ctx); err != nil {
-				return nil, usageError(err)
-			}
+		deps, err := a.riskDeps(ctx, model, nil)
+		if err != nil {
+			return nil, err
 		}
+		cfg.Risk = &deps
 	}
 	srv, err := httpapi.New(cfg)
 	if errors.Is(err, httpapi.ErrBadCORSOrigin) {
@@ -177,7 +199,9 @@ func (a *app) newHTTPServer(ctx context.Context, store graph.Store, opts serveOp
 // uploadIngester runs uploaded documents through the ingestion pipeline.
 // Each upload is kept in its own directory under dir, so the stored
 // contracts' source paths stay valid and re-uploading an unchanged file
-// costs no model call.
+// costs no model call. Only the files stored as contracts stay: a failed
+// file, or one unchanged since an earlier upload (whose copy the contract
+// keeps pointing at), is removed, and so is a directory left empty.
 type uploadIngester struct {
 	dir         string
 	newPipeline func(progress func(ingest.Progress)) *ingest.Pipeline
@@ -232,6 +256,15 @@ func (u *uploadIngester) Ingest(ctx context.Context, files []httpapi.UploadedFil
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("keep uploads: %w", err)
 	}
+	kept := map[string]bool{} // the paths stored as contracts
+	defer func() {
+		for _, f := range files {
+			if p := filepath.Join(dir, filepath.Base(f.Name)); !kept[p] {
+				os.Remove(p)
+			}
+		}
+		os.Remove(dir) // only when empty
+	}()
 	paths := make([]string, 0, len(files))
 	for _, f := range files {
 		// httpapi hands over base names only; Base again so that no name
@@ -247,6 +280,7 @@ func (u *uploadIngester) Ingest(ctx context.Context, files []httpapi.UploadedFil
 		ev := httpapi.IngestEvent{File: filepath.Base(pr.Last.Path), ContractID: pr.Last.ContractID, Message: pr.Last.Error}
 		switch pr.Last.Status {
 		case ingest.StatusOK:
+			kept[pr.Last.Path] = true
 			ev.Stage = httpapi.StageOK
 		case ingest.StatusUnchanged:
 			ev.Stage = httpapi.StageSkipped
@@ -260,17 +294,6 @@ func (u *uploadIngester) Ingest(ctx context.Context, files []httpapi.UploadedFil
 	return err
 }
 
-// demoServes reports whether demo should go on to serve the web app: as
-// --serve says when given, else when a person runs it in a terminal (not
-// with --json, not in scripts or tests).
-func (a *app) demoServes(cmd *cobra.Command, serve bool) bool {
-	if cmd.Flags().Changed("serve") {
-		return serve
-	}
-	f, ok := a.stdout.(*os.File)
-	return ok && !a.cfg.JSON && term.IsTerminal(int(f.Fd()))
-}
-
 // serveDemo serves the web app for the demo store on a free loopback port,
 // prints its URL and returns when ctx ends (Ctrl+C).
 func (a *app) serveDemo(ctx context.Context, store graph.Store) error {
@@ -278,6 +301,6 @@ func (a *app) serveDemo(ctx context.Context, store graph.Store) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "\nThe web app is running on %s (dashboard, contracts, graph, chat). Press Ctrl+C to stop it.\n", url)
+	fmt.Fprintf(a.stdout, "\nThe web app is running on %s (dashboard, contracts, graph, chat) until you press Ctrl+C.\n", url)
 	return wait()
 }

@@ -123,7 +123,8 @@ func TestServeRiskWithoutModel(t *testing.T) {
 	t.Setenv("CONTRACTGRAPH_MODEL", "")
 	t.Setenv("CONTRACTGRAPH_TOKEN", "")
 	base, _, _ := startCommand(t, false, urlRE, "--db", db, "serve", "--addr", "127.0.0.1:0")
-	resp, err := http.Post(base+"api/risk/any-id", "application/json", nil)
+	// A stored contract with text: the review needs the model it lacks.
+	resp, err := http.Post(base+"api/risk/c01", "application/json", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,5 +132,15 @@ func TestServeRiskWithoutModel(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 503 || !strings.Contains(string(b), `"code":"no_model"`) || !strings.Contains(string(b), "--model") {
 		t.Errorf("risk without a model: %d %s", resp.StatusCode, b)
+	}
+	// An unknown contract is a 404, model or not, as the README says.
+	resp, err = http.Post(base+"api/risk/any-id", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 404 || !strings.Contains(string(b), `"code":"not_found"`) {
+		t.Errorf("risk of an unknown contract without a model: %d %s", resp.StatusCode, b)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -40,7 +41,7 @@ func startCommand(t *testing.T, onStderr bool, re *regexp.Regexp, args ...string
 	root.SetArgs(args)
 	done := make(chan int, 1)
 	go func() {
-		code := exitCode(root.ExecuteContext(ctx), errFile)
+		code := a.exitCode(root.ExecuteContext(ctx), errFile)
 		pw.Close()
 		done <- code
 	}()
@@ -113,7 +114,7 @@ func TestServeAnswersWithFakeOpenAIModel(t *testing.T) {
 
 	// The tool route gives exactly what `tools call` prints.
 	want, ids := realResult(t, db)
-	cli, _, code := runContractgraph(t, "", "--db", db, "tools", "call", "contract_search", askArgs)
+	cli, _, code := runContractgraph(t, "", "--db", db, "--json", "tools", "call", "contract_search", askArgs)
 	if code != 0 || strings.TrimSpace(cli) != string(want) {
 		t.Fatalf("tools call: %d %s", code, cli)
 	}
@@ -259,4 +260,33 @@ func TestDemoServes(t *testing.T) {
 	if code := wait(); code != 0 {
 		t.Errorf("demo exited %d after Ctrl+C", code)
 	}
+}
+
+// TestServeRefusesMissingDatabase checks that serve, like every other
+// command, does not turn a mistyped --db into an empty graph, and that
+// --create asks for one.
+func TestServeRefusesMissingDatabase(t *testing.T) {
+	t.Setenv("CONTRACTGRAPH_MODEL", "")
+	db := filepath.Join(t.TempDir(), "typo.db")
+	_, stderr, code := runContractgraph(t, "", "--db", db, "serve", "--addr", "127.0.0.1:0")
+	if code != 2 || !strings.Contains(stderr, "no database at "+db) || !strings.Contains(stderr, "--create") {
+		t.Errorf("serve on a missing database: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("serve created %s without --create", db)
+	}
+	url, stop, wait := startCommand(t, false, urlRE, "--db", db, "serve", "--create", "--addr", "127.0.0.1:0")
+	resp, err := http.Get(url + "api/contracts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("serve --create: GET /api/contracts = %d", resp.StatusCode)
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Errorf("serve --create made no database: %v", err)
+	}
+	stop()
+	wait()
 }

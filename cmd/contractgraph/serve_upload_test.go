@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,5 +59,29 @@ func TestUploadsExtractAsIngestDoes(t *testing.T) {
 	}
 	if strings.Join(schemas, ",") != "contract_facts,contract_clauses" {
 		t.Errorf("extraction calls %q, want the facts, then the clauses (as ingest does for a local server)", schemas)
+	}
+
+	// Uploading it again (unchanged) with a corrupt PDF keeps neither: only
+	// the first upload's copy, which the contract points at, stays.
+	stages := map[string]string{}
+	err = ing.Ingest(ctx, []httpapi.UploadedFile{{Name: "supply.txt", Data: []byte(text)}, {Name: "scan.pdf", Data: []byte("%PDF-1.4 broken")}},
+		func(e httpapi.IngestEvent) { stages[e.File] = e.Stage })
+	if err != nil || stages["supply.txt"] != httpapi.StageSkipped || stages["scan.pdf"] != httpapi.StageFailed {
+		t.Fatalf("second upload: %v, stages %v", err, stages)
+	}
+	var left []string
+	filepath.WalkDir(filepath.Join(dir, "uploads"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			left = append(left, filepath.Base(p))
+		}
+		return nil
+	})
+	dirs, _ := os.ReadDir(filepath.Join(dir, "uploads"))
+	if strings.Join(left, ",") != "supply.txt" || len(dirs) != 1 {
+		t.Errorf("uploads kept: %v in %d directories, want the first supply.txt alone", left, len(dirs))
+	}
+	c, err := store.GetContract(ctx, "supply")
+	if err != nil || !strings.HasPrefix(c.SourcePath, filepath.Join(dir, "uploads", dirs[0].Name())) {
+		t.Errorf("stored source path %q (%v), want the kept upload", c.SourcePath, err)
 	}
 }

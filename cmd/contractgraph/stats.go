@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
 func newStatsCmd(a *app) *cobra.Command {
@@ -29,14 +30,48 @@ func newStatsCmd(a *app) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("stats: %w", err)
 			}
+			caps := storeCapabilities(store)
 			if a.cfg.JSON {
 				enc := json.NewEncoder(a.stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(st)
+				return enc.Encode(struct {
+					graph.Stats
+					Backend      string             `json:"backend"`
+					Capabilities []graph.Capability `json:"capabilities"`
+				}{st, a.cfg.Store, caps})
 			}
-			return writeStats(a.stdout, st)
+			if err := writeStats(a.stdout, st); err != nil {
+				return err
+			}
+			return writeCapabilities(a.stdout, a.cfg.Store, caps)
 		},
 	}
+}
+
+// storeCapabilities is graph.Capabilities plus the tools' own optional
+// capability, text2cypher.
+func storeCapabilities(s graph.Store) []graph.Capability {
+	_, cypher := s.(tools.CypherStore)
+	return append(graph.Capabilities(s), graph.Capability{Name: "text2cypher", Supported: cypher, Purpose: "the guarded text2cypher tool"})
+}
+
+// writeCapabilities prints which optional capabilities the backend has.
+func writeCapabilities(w io.Writer, backend string, caps []graph.Capability) error {
+	width := 0
+	for _, c := range caps {
+		width = max(width, len(c.Name))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Capabilities (%s store)\n", backend)
+	for _, c := range caps {
+		mark := "yes"
+		if !c.Supported {
+			mark = "no "
+		}
+		fmt.Fprintf(&b, "  %-*s  %s  %s\n", width, c.Name, mark, c.Purpose)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // Schema order of labels and relationship types; others follow sorted.

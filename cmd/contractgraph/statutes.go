@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,7 +34,7 @@ func newStatutesCmd(a *app) *cobra.Command {
 func statuteStore(store graph.Store) (graph.StatuteStore, error) {
 	ss, ok := store.(graph.StatuteStore)
 	if !ok {
-		return nil, fmt.Errorf("the %T store has no statute knowledge base; use --store sqlite", store)
+		return nil, errors.New("this store has no statute knowledge base")
 	}
 	return ss, nil
 }
@@ -52,6 +56,10 @@ type statuteImportFile struct {
 	Statutes int      `json:"statutes"`
 	Joined   string   `json:"joined_with,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Bad lists the first of the records that failed alone; BadCount
+	// counts them all.
+	Bad      []string `json:"bad_records,omitempty"`
+	BadCount int      `json:"bad_record_count,omitempty"`
 	Error    string   `json:"error,omitempty"`
 }
 
@@ -60,6 +68,9 @@ type statuteImportSummary struct {
 	Files []statuteImportFile `json:"files"`
 	graph.StatuteCounts
 	Failed int `json:"failed"`
+	// BadRecords counts the records that failed alone in files that
+	// were otherwise imported.
+	BadRecords int `json:"bad_records"`
 }
 
 func newStatutesImportCmd(a *app) *cobra.Command {
@@ -96,13 +107,22 @@ func newStatutesImportCmd(a *app) *cobra.Command {
 }
 
 func (a *app) importStatutes(ctx context.Context, ss graph.StatuteStore, paths []string) error {
+	paths, err := expandStatutePaths(paths)
+	if err != nil {
+		return usageError(err)
+	}
 	sts, results := statute.Load(paths)
 	sum := statuteImportSummary{Files: []statuteImportFile{}}
 	for _, r := range results {
-		f := statuteImportFile{File: r.File, Format: string(r.Format), Statutes: r.Count, Joined: r.Joined, Warnings: r.Warnings}
+		f := statuteImportFile{File: r.File, Format: string(r.Format), Statutes: r.Count, Joined: r.Joined, Warnings: r.Warnings, BadCount: r.BadCount}
+		for _, b := range r.Bad {
+			f.Bad = append(f.Bad, b.Error())
+		}
 		if r.Err != nil {
 			f.Error = r.Err.Error()
 			sum.Failed++
+		} else {
+			sum.BadRecords += r.BadCount
 		}
 		sum.Files = append(sum.Files, f)
 	}
@@ -136,11 +156,20 @@ func (a *app) importStatutes(ctx context.Context, ss graph.StatuteStore, paths [
 			for _, w := range f.Warnings {
 				fmt.Fprintf(a.stderr, "warning %s: %s\n", f.File, w)
 			}
+			for _, b := range f.Bad {
+				fmt.Fprintf(a.stderr, "failed  %s\n", b)
+			}
+			if more := f.BadCount - len(f.Bad); more > 0 {
+				fmt.Fprintf(a.stderr, "failed  %s: … and %d more bad records\n", f.File, more)
+			}
 		}
-		fmt.Fprintf(a.stdout, "%d created, %d updated, %d unchanged; %d of %d files failed\n",
-			sum.Created, sum.Updated, sum.Unchanged, sum.Failed, len(sum.Files))
+		fmt.Fprintf(a.stdout, "%d created, %d updated, %d unchanged; %d of %d files failed", sum.Created, sum.Updated, sum.Unchanged, sum.Failed, len(sum.Files))
+		if sum.BadRecords > 0 {
+			fmt.Fprintf(a.stdout, ", %d bad records skipped", sum.BadRecords)
+		}
+		fmt.Fprintln(a.stdout)
 	}
-	if sum.Failed > 0 {
+	if sum.Failed > 0 || sum.BadRecords > 0 {
 		return silentExit(1)
 	}
 	return nil
@@ -301,4 +330,40 @@ func oneLine(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// statuteExts are the file extensions a statute directory is searched for.
+var statuteExts = map[string]bool{".xml": true, ".json": true, ".jsonl": true}
+
+// expandStatutePaths replaces each directory among paths by the statute
+// files (.xml, .json, .jsonl) below it, in name order, so that a whole
+// download such as the MOJ's ch/ and en/ folders imports in one command.
+func expandStatutePaths(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil || !info.IsDir() {
+			out = append(out, p) // statute.Load reports what is wrong with it
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() && statuteExts[strings.ToLower(filepath.Ext(path))] {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read statute directory %s: %w", p, err)
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s holds no statute file (.xml, .json or .jsonl)", p)
+		}
+		slices.Sort(found)
+		out = append(out, found...)
+	}
+	return out, nil
 }

@@ -55,7 +55,24 @@ func (a *app) checkDBExists() error {
 		return nil
 	}
 	if _, err := os.Stat(a.cfg.DB); errors.Is(err, fs.ErrNotExist) {
-		return usageError(fmt.Errorf("no database at %s: run `contractgraph demo` or `contractgraph import FILE` first, or point --db (env CONTRACTGRAPH_DB) at one", a.cfg.DB))
+		return usageError(noDatabaseError{path: a.cfg.DB})
 	}
 	return nil
 }
+
+// noDatabaseError is a missing embedded database file. It matches
+// graph.ErrNotFound, so that --json reports it as not_found.
+type noDatabaseError struct {
+	path string
+	also string // another way out, for the command at hand
+}
+
+func (e noDatabaseError) Error() string {
+	msg := fmt.Sprintf("no database at %s: run `contractgraph demo` or `contractgraph import FILE` first, or point --db (env CONTRACTGRAPH_DB) at one", e.path)
+	if e.also != "" {
+		msg += ", or " + e.also
+	}
+	return msg
+}
+
+func (e noDatabaseError) Is(target error) bool { return target == graph.ErrNotFound }

@@ -46,6 +46,18 @@ func (a *app) newListedToolSet(ctx context.Context, store graph.Store) (*tools.S
 	return a.buildToolSet(ctx, store, mode)
 }
 
+// servedToolsHelp names, for help texts, the tools newToolSet serves,
+// derived from the registry so that a tool added there is listed: the
+// tools of every store, the statute tools (both backends keep statutes),
+// and text2cypher on Neo4j.
+func servedToolsHelp() string {
+	set := tools.New(nil, tools.Options{})
+	if err := tools.NewStatuteTools(nil, tools.StatuteOptions{}).AddTo(set); err != nil {
+		panic(err) // fixed definitions; every test that builds the CLI catches it
+	}
+	return strings.Join(set.Names(), ", ") + ", and " + tools.NameText2Cypher + " on Neo4j"
+}
+
 // Values of --tool-schemas (CONTRACTGRAPH_TOOL_SCHEMAS).
 const (
 	toolSchemasAuto    = "auto"
@@ -112,6 +124,8 @@ func newToolsCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List or call the typed query tools the agent, API and MCP server use",
+		Long: "List or call the typed query tools the agent, the HTTP API and the MCP server use:\n" +
+			servedToolsHelp() + ".",
 		// Runnable, so that an unknown subcommand is a usage error rather
 		// than a help page with exit code 0.
 		Args: usageArgs(cobra.NoArgs),
@@ -124,9 +138,11 @@ func newToolsCmd(a *app) *cobra.Command {
 func newToolsListCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
-		Short: "Print the tools as a JSON array of {name, description, input_schema}",
-		Long: "Print the tools as a JSON array of {name, description, input_schema}, with full schemas\n" +
-			"unless --tool-schemas compact asks for the compact ones.\n\n" +
+		Short: "List the tools, one line each; with --json their full definitions",
+		Long: "List the tools the agent, the API and the MCP server offer: one line per tool, its name and\n" +
+			"the first sentence of its description. With --json, print them as a JSON array of {name,\n" +
+			"description, input_schema}, with full schemas unless --tool-schemas compact asks for the\n" +
+			"compact ones.\n\n" +
 			"--tool-schemas (env CONTRACTGRAPH_TOOL_SCHEMAS) chooses how the tools are described to a model:\n" +
 			"full gives every description, enum and format; compact gives the same tools with the same\n" +
 			"arguments in about a quarter of the bytes (short descriptions, no long enums: an invalid\n" +
@@ -135,7 +151,8 @@ func newToolsListCmd(a *app) *cobra.Command {
 			"tools list and mcp describe them to people and to MCP clients' own models: for them auto\n" +
 			"means full.",
 		Example: `  contractgraph tools list
-  contractgraph --tool-schemas compact tools list    # what a small local model is sent`,
+  contractgraph --json tools list                           # names, descriptions and JSON Schemas
+  contractgraph --json --tool-schemas compact tools list    # what a small local model is sent`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -161,6 +178,9 @@ func newToolsListCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if !a.cfg.JSON {
+				return tools.WriteToolList(a.stdout, set.Tools(), a.textOptions(a.stdout))
+			}
 			out, err := json.MarshalIndent(set.Tools(), "", "  ")
 			if err != nil {
 				return fmt.Errorf("encode tools: %w", err)
@@ -174,13 +194,17 @@ func newToolsListCmd(a *app) *cobra.Command {
 func newToolsCallCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "call NAME [JSON-ARGS | -]",
-		Short: "Call a tool and print its JSON result",
-		Long: "Call a tool with JSON arguments (default {}; - reads them from stdin) and print exactly its\n" +
-			"JSON result on stdout. Invalid arguments are reported on stderr with exit code 2.",
+		Short: "Call a tool and print its result",
+		Long: "Call a tool with JSON arguments (default {}; - reads them from stdin) and print its result\n" +
+			"for a person: a table of groups or examples, the key facts of one contract, the passages\n" +
+			"found. With --json, print exactly the tool's JSON result, as the API and the MCP server\n" +
+			"return it. Invalid arguments are reported on stderr with exit code 2 (under --json as\n" +
+			`{"error":{"code":"invalid_argument","message":…,"field":…,"valid":[…]}}).`,
 		Example: `  contractgraph tools call contract_search '{"contract_type":"Distributor","min_end_date":"2005-01-01"}'
   contractgraph tools call contract_aggregate '{"group_by":"governing_law_state","metric":"count","limit":3}'
   echo '{"contract_id":"demo-saas-kestrel"}' | contractgraph tools call get_contract -`,
-		Args: usageArgs(cobra.RangeArgs(1, 2)),
+		Args:              usageArgs(cobra.RangeArgs(1, 2)),
+		ValidArgsFunction: a.completeToolCall,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			name := args[0]
@@ -213,6 +237,9 @@ func newToolsCallCmd(a *app) *cobra.Command {
 			if err != nil {
 				return toolCallError(name, err)
 			}
+			if !a.cfg.JSON {
+				return tools.WriteText(a.stdout, name, raw, out, a.textOptions(a.stdout))
+			}
 			_, err = fmt.Fprintf(a.stdout, "%s\n", out)
 			return err
 		},
@@ -230,11 +257,11 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 }
 
 // toolCallError maps a tool error to the CLI's exit codes: the caller's
-// mistakes (bad arguments, unknown tool) exit 2, everything else 1.
+// mistakes (bad arguments, a query the store refuses, unknown tool) exit 2,
+// everything else 1.
 func toolCallError(name string, err error) error {
-	var ae *tools.ArgError
 	switch {
-	case errors.As(err, &ae):
+	case errors.Is(err, graph.ErrInvalidQuery):
 		return usageError(fmt.Errorf("%s: invalid arguments: %w", name, err))
 	case errors.Is(err, tools.ErrUnknownTool):
 		return usageError(err)

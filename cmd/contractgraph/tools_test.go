@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,13 @@ import (
 // it printed and its exit code.
 func runContractgraph(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runConfigured(t, stdin, nil, args...)
+}
+
+// runConfigured is runContractgraph with the app adjusted by configure
+// (when not nil) before the command runs, e.g. to act as a terminal.
+func runConfigured(t *testing.T, stdin string, configure func(*app), args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	var out bytes.Buffer
 	errFile, err := os.CreateTemp(t.TempDir(), "stderr")
 	if err != nil {
@@ -34,9 +42,12 @@ func runContractgraph(t *testing.T, stdin string, args ...string) (stdout, stder
 	}
 	defer errFile.Close()
 	a := newApp(strings.NewReader(stdin), &out, errFile)
+	if configure != nil {
+		configure(a)
+	}
 	root := newRootCmd(a)
 	root.SetArgs(args)
-	code = exitCode(root.ExecuteContext(context.Background()), errFile)
+	code = a.exitCode(root.ExecuteContext(context.Background()), errFile)
 	if _, err := errFile.Seek(0, io.SeekStart); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +155,7 @@ func TestToolsCallDevCalls(t *testing.T) {
 	defer store.Close()
 	set := tools.New(store, tools.Options{})
 	for _, c := range calls {
-		stdout, stderr, code := runContractgraph(t, "", "--db", db, "tools", "call", c.Tool, string(c.Args))
+		stdout, stderr, code := runContractgraph(t, "", "--db", db, "--json", "tools", "call", c.Tool, string(c.Args))
 		if code != 0 {
 			t.Errorf("%s: exit %d: %s", c.ID, code, stderr)
 			continue
@@ -184,7 +195,7 @@ func TestToolsCallDevCalls(t *testing.T) {
 
 	// Arguments from stdin.
 	stdout, stderr, code := runContractgraph(t, `{"contract_type":"Distributor","min_end_date":"2005-01-01","max_end_date":"2005-12-31"}`,
-		"--db", db, "tools", "call", "contract_search", "-")
+		"--db", db, "--json", "tools", "call", "contract_search", "-")
 	if code != 0 || !strings.HasPrefix(stdout, `{"total_count":1,`) {
 		t.Errorf("stdin arguments: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -195,8 +206,21 @@ func TestToolsCallDevCalls(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(stdout), &st) != nil || st.Nodes["Contract"] != 510 || st.Relationships["PARTY_TO"] == 0 {
 		t.Errorf("stats --json: exit %d, %q, %q", code, stdout, stderr)
 	}
+	var caps struct {
+		Backend      string             `json:"backend"`
+		Capabilities []graph.Capability `json:"capabilities"`
+	}
+	json.Unmarshal([]byte(stdout), &caps)
+	supported := map[string]bool{}
+	for _, c := range caps.Capabilities {
+		supported[c.Name] = c.Supported
+	}
+	if caps.Backend != "sqlite" || !supported["statutes"] || !supported["entity resolution"] || !supported["vector search"] || supported["text2cypher"] {
+		t.Errorf("stats --json capabilities: %+v", caps)
+	}
 	stdout, _, code = runContractgraph(t, "", "--db", db, "stats")
-	if code != 0 || !strings.Contains(stdout, "Nodes\n") || !strings.Contains(stdout, "Relationships\n") {
+	if code != 0 || !strings.Contains(stdout, "Nodes\n") || !strings.Contains(stdout, "Relationships\n") ||
+		!strings.Contains(stdout, "Capabilities (sqlite store)\n") || !regexp.MustCompile(`(?m)^  text2cypher +no `).MatchString(stdout) {
 		t.Errorf("stats: exit %d, %q", code, stdout)
 	}
 	for _, line := range strings.Split(stdout, "\n") {
@@ -266,7 +290,7 @@ func TestToolsCallErrors(t *testing.T) {
 // every tool with a JSON Schema.
 func TestToolsList(t *testing.T) {
 	absent := filepath.Join(t.TempDir(), "absent.db")
-	stdout, stderr, code := runContractgraph(t, "", "--db", absent, "tools", "list")
+	stdout, stderr, code := runContractgraph(t, "", "--db", absent, "--json", "tools", "list")
 	if _, err := os.Stat(absent); err == nil {
 		t.Errorf("tools list created the database %s", absent)
 	}
@@ -330,7 +354,7 @@ func hasContractTypeEnum(t *testing.T, tl tools.Tool) bool {
 // listing: full by default, even with a local --model; compact on request.
 func TestToolsListSchemas(t *testing.T) {
 	absent := filepath.Join(t.TempDir(), "absent.db")
-	_, fullSize := listedTools(t, mustRun(t, "--db", absent, "--tool-schemas", "full", "tools", "list"))
+	_, fullSize := listedTools(t, mustRun(t, "--db", absent, "--tool-schemas", "full", "--json", "tools", "list"))
 	tests := []struct {
 		name        string
 		env         map[string]string
@@ -350,7 +374,7 @@ func TestToolsListSchemas(t *testing.T) {
 			for k, v := range tt.env {
 				t.Setenv(k, v)
 			}
-			args := append(append([]string{"--db", absent}, tt.args...), "tools", "list")
+			args := append(append([]string{"--db", absent}, tt.args...), "--json", "tools", "list")
 			byName, size := listedTools(t, mustRun(t, args...))
 			cs, ok := byName["contract_search"]
 			if !ok || len(byName) < 7 {
@@ -428,8 +452,9 @@ func TestToolsAskSendsCompactSchemasToLocalModel(t *testing.T) {
 	}{
 		// The whole first request (system prompt, question and tool
 		// definitions, with the prompt's two worked calls) at ~3.7 bytes
-		// per token: about 2,150 tokens, a third of the full request.
-		{"auto", true, 8000, 0},
+		// per token: about 2,350 tokens (deadline_search among the
+		// tools), a third of the full request.
+		{"auto", true, 8800, 0},
 		{"full", false, 0, 20000},
 	}
 	for _, tt := range tests {
