@@ -4,7 +4,8 @@ GO ?= go
 .PHONY: build test bench lint demo
 
 build:
-	$(GO) build -o bin/contractgraph ./cmd/contractgraph
+	@echo "building bin/contractgraph (the first build downloads and compiles the dependencies: a few minutes)"
+	$(GO) build -buildvcs=auto -o bin/contractgraph ./cmd/contractgraph
 
 # TESTFLAGS adds flags, e.g. make test TESTFLAGS='-count=1 -timeout 60m'.
 test:
@@ -19,5 +20,5 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 	$(GO) mod tidy -diff
 
-demo:
-	$(GO) run ./cmd/contractgraph demo
+demo: build
+	bin/contractgraph demo
