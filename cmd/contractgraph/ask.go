@@ -18,13 +18,22 @@ import (
 
 // askOptions are the flags ask and chat share.
 type askOptions struct {
-	critic   bool
-	noStream bool
-	maxSteps int
+	practices agent.Options
+	noStream  bool
+	maxSteps  int
+}
+
+// registerPractices adds the flags that switch the agent's optional
+// practices (agent.Options), which ask, chat, eval answers, serve and mcp
+// share.
+func registerPractices(cmd *cobra.Command, o *agent.Options) {
+	cmd.Flags().BoolVar(&o.Rewrite, "rewrite", false, "rewrite the question into a self-contained one, using the conversation, before the tools run")
+	cmd.Flags().BoolVar(&o.Critic, "critic", false, "let a critic read the first answer and ask follow-up questions for a second tool pass")
+	cmd.Flags().BoolVar(&o.Check, "check", false, "when no tool result supports an answer (all calls failed or found nothing), search once more or say what is missing")
 }
 
 func (o *askOptions) register(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&o.critic, "critic", false, "rewrite the question using the conversation and let a critic ask follow-up questions for a second tool pass")
+	registerPractices(cmd, &o.practices)
 	cmd.Flags().BoolVar(&o.noStream, "no-stream", false, "wait for each complete model reply instead of streaming it")
 	cmd.Flags().IntVar(&o.maxSteps, "max-steps", agent.DefaultMaxSteps, "most model calls per tool pass")
 }
@@ -79,7 +88,7 @@ func (a *app) newAgent(ctx context.Context, opts askOptions) (*agent.Agent, func
 		store.Close()
 		return nil, nil, err
 	}
-	ag := &agent.Agent{Model: model, Tools: set, MaxSteps: opts.maxSteps, Critic: opts.critic, NoStream: opts.noStream, Temperature: a.agentTemperature(), Log: a.log}
+	ag := &agent.Agent{Model: model, Tools: set, MaxSteps: opts.maxSteps, Options: opts.practices, NoStream: opts.noStream, Temperature: a.agentTemperature(), Log: a.log}
 	return ag, func() { store.Close() }, nil
 }
 
@@ -138,6 +147,30 @@ func (p *printer) event(e agent.Event) {
 		p.streamed = false
 	case agent.EventToolResult:
 		fmt.Fprintf(p.w, "← %s\n", summarizeResult(e.ToolResult))
+	case agent.EventRewrite:
+		if e.Rewrite.Error != "" {
+			fmt.Fprintf(p.w, "(question kept as asked: the rewrite failed: %s)\n", clip(e.Rewrite.Error, 200))
+		} else if e.Rewrite.Question != e.Rewrite.Original {
+			fmt.Fprintf(p.w, "(question rewritten: %s)\n", e.Rewrite.Question)
+		}
+	case agent.EventCheck:
+		p.flushLine(false)
+		p.newline()
+		switch {
+		case e.Check.Retry:
+			fmt.Fprintf(p.w, "(check: the results support no answer (%s); searching once more)\n", clip(strings.Join(e.Check.Gaps, "; "), 300))
+		case !e.Check.Sufficient:
+			fmt.Fprintln(p.w, "(check: the results still support no answer)")
+		}
+	case agent.EventCritique:
+		p.flushLine(false)
+		p.newline()
+		switch {
+		case e.Critique.Error != "":
+			fmt.Fprintf(p.w, "(critic failed, the answer stands: %s)\n", clip(e.Critique.Error, 200))
+		case len(e.Critique.FollowUps) > 0:
+			fmt.Fprintf(p.w, "(critic asks: %s)\n", strings.Join(e.Critique.FollowUps, " | "))
+		}
 	case agent.EventToken:
 		p.token(e.Token)
 	case agent.EventAnswer:

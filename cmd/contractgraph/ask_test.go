@@ -642,7 +642,7 @@ func TestAskCritic(t *testing.T) {
 	}))
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
-	stdout, stderr, code := runContractgraph(t, "", "--db", fixtureDB(t), "--model", "openai:any", "--json", "ask", "--critic", "--no-stream", "sponsorships and their end dates?")
+	stdout, stderr, code := runContractgraph(t, "", "--db", fixtureDB(t), "--model", "openai:any", "--json", "ask", "--rewrite", "--critic", "--no-stream", "sponsorships and their end dates?")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -152,7 +152,7 @@ func (a *app) runEvalAnswers(cmd *cobra.Command, f evalAnswersFlags, minScoreSet
 	for i, m := range models {
 		ev := &eval.Answers{Agent: agents[i], Model: m, Seed: f.seed, Judge: judge, Progress: p.report, Explain: a.explainModelError}
 		if f.resume {
-			prior, err := eval.ReadAnswerRun(dir, m, f.seed)
+			prior, err := eval.ReadAnswerRun(dir, m, f.seed, f.ask.practices)
 			if err != nil {
 				return err
 			}

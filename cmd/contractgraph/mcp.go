@@ -1,25 +1,32 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/contractgraph/contractgraph/internal/agent"
+	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/mcpserver"
 )
 
 func newMCPCmd(a *app) *cobra.Command {
 	var httpAddr string
+	var practices agent.Options
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the typed tools and contract texts to MCP clients (stdio or streamable HTTP)",
 		Long: "Run a Model Context Protocol server over the graph: every typed tool with its JSON Schema\n" +
 			"(" + servedToolsHelp() + ")\n" +
-			"and each contract's text as a resource contractgraph://contracts/{id}.\n\n" +
+			"and each contract's text as a resource contractgraph://contracts/{id}. With a model (--model or\n" +
+			"CONTRACTGRAPH_MODEL) it also offers the ask tool: ContractGraph's own agent, whose calls may switch\n" +
+			"rewrite, critic and check (defaults: the flags below).\n\n" +
 			"By default it speaks MCP on stdin/stdout, for clients that start it as a subprocess. With\n" +
 			"--http ADDR it serves the streamable HTTP transport instead; on a non-loopback address it\n" +
 			"requires the bearer token in CONTRACTGRAPH_TOKEN.",
@@ -53,7 +60,17 @@ func newMCPCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			srv := mcpserver.New(set, store, mcpserver.Options{Log: a.log})
+			opts := mcpserver.Options{Log: a.log, AskOptions: practices}
+			model, err := a.openModel(ctx)
+			switch {
+			case errors.Is(err, llm.ErrNoModel) && strings.TrimSpace(a.cfg.Model) == "":
+				// No model: the typed tools only.
+			case err != nil:
+				return usageError(err)
+			default:
+				opts.Asker = &agent.Agent{Model: model, Tools: set, Temperature: a.agentTemperature(), Log: a.log}
+			}
+			srv := mcpserver.New(set, store, opts)
 			if ln != nil {
 				fmt.Fprintf(a.stderr, "ContractGraph MCP server on %s (streamable HTTP)\n", serverURL(ln.Addr()))
 				return mcpserver.ServeHTTP(ctx, ln, srv, token, a.log)
@@ -67,6 +84,7 @@ func newMCPCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve streamable HTTP on this address (host:port) instead of stdio")
+	registerPractices(cmd, &practices)
 	return cmd
 }
 

@@ -35,6 +35,9 @@ type serveOptions struct {
 	create bool
 	// limits overrides the admission limits, "class=concurrency[/queue[/wait]],...".
 	limits string
+	// practices are the chat's defaults for the agent's optional
+	// practices; each request may switch them.
+	practices agent.Options
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -86,6 +89,7 @@ func newServeCmd(a *app) *cobra.Command {
 	f.BoolVar(&opts.secureCookies, "secure-cookies", false, "mark the sign-in cookie Secure even on plain HTTP (behind a TLS-terminating proxy); it always is over TLS")
 	f.BoolVar(&opts.create, "create", false, "create an empty database at --db if there is none (otherwise a missing database is an error)")
 	f.StringVar(&opts.uploadDir, "upload-dir", "", "where uploaded documents are kept (default: contractgraph-uploads beside the database)")
+	registerPractices(cmd, &opts.practices)
 	return cmd
 }
 
@@ -174,6 +178,7 @@ func (a *app) newHTTPServer(ctx context.Context, store graph.Store, opts serveOp
 		return nil, usageError(err)
 	default:
 		cfg.Agent = &agent.Agent{Model: model, Tools: set, Temperature: a.agentTemperature(), Log: a.log}
+		cfg.AskOptions = opts.practices
 		cfg.ModelName = a.cfg.Model
 		cfg.ExplainError = a.explainModelError
 		ing, err := a.newUploadIngester(ctx, store, model, opts.uploadDir)

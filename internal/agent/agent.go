@@ -68,8 +68,8 @@ type Agent struct {
 	MaxSteps int
 	// Now gives today's date for the system prompt; time.Now when nil.
 	Now func() time.Time
-	// Critic enables question rewriting and a critic's second tool pass.
-	Critic bool
+	// Options are the practices Run uses; RunWith takes its own.
+	Options
 	// NoStream makes the agent call Generate even when the model can
 	// stream (some OpenAI-compatible servers stream tool calls badly),
 	// for the critic's structured calls too.
@@ -101,9 +101,34 @@ type Agent struct {
 	Log *slog.Logger
 }
 
+// Options switch the agent's optional practices, each on its own; the
+// zero value is the plain tool loop. They cost model calls: Rewrite and
+// Critic one structured call each, Critic and Check at most one more tool
+// pass each.
+type Options struct {
+	// Rewrite turns the question, with the conversation so far, into one
+	// self-contained, atomic question before the tool loop (a rewrite
+	// event shows it). A failed rewrite keeps the question as asked.
+	Rewrite bool `json:"rewrite"`
+	// Critic lets a critic (structured output) read the first answer and
+	// list what it misses as follow-up questions (a critique event), which
+	// get a second tool pass before the final answer. Only the final
+	// answer is streamed.
+	Critic bool `json:"critic"`
+	// Check is the sufficiency check (check.go): after the first pass, when
+	// no tool call returned anything an answer could rest on (none was
+	// made, every one failed, or every result was empty), the model is
+	// told what went wrong and gets one more tool pass to search again or
+	// to say what is missing; if the results still support nothing, the
+	// answer carries the gaps (Answer.Missing) and a note. Check events
+	// show both verdicts.
+	Check bool `json:"check"`
+}
+
 // run is the state of one Run.
 type run struct {
 	a      *Agent
+	opts   Options
 	emit   func(Event)
 	log    *slog.Logger
 	defs   []llm.ToolDef
@@ -111,6 +136,12 @@ type run struct {
 	usage  llm.Usage
 	calls  []string // "name args" of every tool call, for the critic
 	stream bool     // emit token events
+	// checking makes a streaming pass stream a step only when the results
+	// so far already pass the sufficiency check, since otherwise the reply
+	// may be superseded by the check's extra pass.
+	checking bool
+	streamed bool          // the last reply of the last pass was streamed
+	outcomes []toolOutcome // every tool call's outcome, for the check
 
 	names    []string        // the tools' names, in order
 	known    map[string]bool // the same, for recognising calls written as text
@@ -135,16 +166,23 @@ type toolOutcome struct {
 }
 
 // Run answers question given the earlier conversation history (user and
-// assistant messages; system messages in it are ignored). emit, when not
-// nil, receives events sequentially from the calling goroutine: tool_call /
-// tool_result pairs and token events, then answer or error, then done.
-// Errors: ErrMaxSteps, model errors (wrapping llm's sentinels) and context
-// errors; tool failures are not errors of Run.
+// assistant messages; system messages in it are ignored), with the agent's
+// own Options. emit, when not nil, receives events sequentially from the
+// calling goroutine: a rewrite event when rewriting, tool_call /
+// tool_result pairs, check and critique events and token events, then
+// answer or error, then done. Errors: ErrMaxSteps, model errors (wrapping
+// llm's sentinels) and context errors; tool failures are not errors of Run.
 func (a *Agent) Run(ctx context.Context, history []llm.Message, question string, emit func(Event)) (*Answer, error) {
+	return a.RunWith(ctx, history, question, a.Options, emit)
+}
+
+// RunWith is Run with opts in place of the agent's Options, so that one
+// Agent serves requests that switch the practices each on their own.
+func (a *Agent) RunWith(ctx context.Context, history []llm.Message, question string, opts Options, emit func(Event)) (*Answer, error) {
 	if emit == nil {
 		emit = func(Event) {}
 	}
-	ans, err := a.run(ctx, history, question, emit)
+	ans, err := a.run(ctx, history, question, opts, emit)
 	if err != nil {
 		emit(Event{Type: EventError, Error: err.Error()})
 	} else {
@@ -154,7 +192,7 @@ func (a *Agent) Run(ctx context.Context, history []llm.Message, question string,
 	return ans, err
 }
 
-func (a *Agent) run(ctx context.Context, history []llm.Message, question string, emit func(Event)) (*Answer, error) {
+func (a *Agent) run(ctx context.Context, history []llm.Message, question string, opts Options, emit func(Event)) (*Answer, error) {
 	if a.Model == nil || a.Tools == nil {
 		return nil, errors.New("agent: model and tools are required")
 	}
@@ -163,6 +201,7 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 		return nil, errors.New("agent: empty question")
 	}
 	r := a.newRun(emit)
+	r.opts = opts
 	date := a.now().Format(time.DateOnly)
 	system, err := render("system.tmpl", systemData{Date: date, Tools: r.names})
 	if err != nil {
@@ -175,28 +214,40 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 		}
 	}
 	asked := question
-	if a.Critic {
-		asked = r.rewrite(ctx, prior, question, date)
+	if opts.Rewrite {
+		var failure string
+		asked, failure = r.rewrite(ctx, prior, question, date)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		emit(Event{Type: EventRewrite, Rewrite: &RewriteEvent{Original: question, Question: asked, Error: failure}})
 	}
 	r.question = asked
 	msgs := append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, prior...)
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: asked})
 
 	// In critic mode the first draft may be superseded, so only the final
-	// pass streams.
-	r.stream = a.canStream() && !a.Critic
+	// pass streams; with the check a reply streams only once the results
+	// already pass it.
+	r.stream = a.canStream() && !opts.Critic
+	r.checking = opts.Check
 	msgs, text, err := r.pass(ctx, msgs)
 	if err != nil {
 		return nil, err
 	}
-	if a.Critic {
-		followUps := r.critique(ctx, asked, text)
+	var missing []string
+	if opts.Check {
+		if msgs, text, missing, err = r.check(ctx, msgs, text); err != nil {
+			return nil, err
+		}
+		r.checking = false
+	}
+	if opts.Critic {
+		followUps, failure := r.critique(ctx, asked, text)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		emit(Event{Type: EventCritique, Critique: &CritiqueEvent{Complete: len(followUps) == 0 && failure == "", FollowUps: followUps, Error: failure}})
 		if len(followUps) > 0 {
 			prompt, err := render("followup.tmpl", followUpData{FollowUps: followUps, Question: asked})
 			if err != nil {
@@ -207,11 +258,21 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 			if _, text, err = r.pass(ctx, msgs); err != nil {
 				return nil, err
 			}
-		} else if hasAnswerText(text) {
-			emit(Event{Type: EventToken, Token: text})
 		}
 	}
-	return r.answer(text)
+	if held := opts.Critic || opts.Check; !r.streamed && hasAnswerText(text) && (held || a.canStream()) {
+		// A held-back draft that became the answer is shown at once.
+		emit(Event{Type: EventToken, Token: text})
+	}
+	ans, err := r.answer(text)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		ans.Missing = missing
+		ans.Notes = append(ans.Notes, missingNote(missing))
+	}
+	return ans, nil
 }
 
 // newRun starts the state of one run over the agent's tools.
@@ -364,12 +425,14 @@ func (r *run) pass(ctx context.Context, msgs []llm.Message) ([]llm.Message, stri
 	for step := 1; step <= limit; step++ {
 		req := &llm.Request{Messages: msgs, Tools: r.defs, Temperature: r.a.Temperature, Seed: r.a.Seed, MaxTokens: r.a.maxReplyTokens()}
 		r.log.Debug("model call", "step", step, "messages", len(msgs), "last", msgs[len(msgs)-1].Content)
-		resp, err := r.generate(ctx, req)
+		streamed := r.stream && (!r.checking || len(r.gaps()) == 0)
+		resp, err := r.generate(ctx, req, streamed)
 		if err != nil {
 			return nil, "", fmt.Errorf("agent step %d: %w", step, err)
 		}
 		r.usage = r.usage.Add(resp.Usage)
 		r.cut = llm.AtTokenLimit(resp.FinishReason)
+		r.streamed = streamed
 		msg := resp.Message
 		msg.Role = llm.RoleAssistant
 		fromText := false
@@ -516,11 +579,11 @@ func compactJSON(b []byte) string {
 }
 
 // generate runs one model call, streaming its text as token events when
-// the run streams. Text that may be a tool call written as text, or a
+// stream is set and the model can. Text that may be a tool call written as text, or a
 // leading Sources line, is held back until it is known to be answer text.
-func (r *run) generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+func (r *run) generate(ctx context.Context, req *llm.Request, stream bool) (*llm.Response, error) {
 	s, ok := r.a.Model.(llm.Streamer)
-	if !ok || !r.stream {
+	if !ok || !stream {
 		return r.a.Model.Generate(ctx, req)
 	}
 	lead := &leadHold{emit: func(t string) { r.emit(Event{Type: EventToken, Token: t}) }}
@@ -590,6 +653,7 @@ func (r *run) runTools(ctx context.Context, calls []llm.ToolCall, fromText bool)
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	r.outcomes = append(r.outcomes, out...)
 	for _, o := range out {
 		ev := &ToolResultEvent{ID: o.call.ID, Name: o.call.Name}
 		if o.err != nil {
@@ -667,8 +731,9 @@ type rewritten struct {
 }
 
 // rewrite turns question into an atomic one using the conversation. On any
-// failure it keeps the original question: rewriting is an aid, not a gate.
-func (r *run) rewrite(ctx context.Context, history []llm.Message, question, date string) string {
+// failure it keeps the original question, and says why: rewriting is an
+// aid, not a gate.
+func (r *run) rewrite(ctx context.Context, history []llm.Message, question, date string) (string, string) {
 	var turns []llm.Message
 	for _, m := range history {
 		if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && m.Content != "" {
@@ -678,7 +743,7 @@ func (r *run) rewrite(ctx context.Context, history []llm.Message, question, date
 	prompt, err := render("rewrite.tmpl", rewriteData{Date: date, History: turns, Question: question})
 	if err != nil {
 		r.log.Warn("rewrite question", "err", err)
-		return question
+		return question, err.Error()
 	}
 	v, resp, err := llm.GenerateData[rewritten](ctx, r.a.dataModel(), &llm.Request{
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}, Temperature: r.a.Temperature, Seed: r.a.Seed,
@@ -686,12 +751,15 @@ func (r *run) rewrite(ctx context.Context, history []llm.Message, question, date
 	if resp != nil {
 		r.usage = r.usage.Add(resp.Usage)
 	}
-	if err != nil || strings.TrimSpace(v.Question) == "" {
+	if err == nil && strings.TrimSpace(v.Question) == "" {
+		err = errors.New("the rewriter returned an empty question")
+	}
+	if err != nil {
 		r.log.Warn("rewrite question failed; keeping the original", "err", err)
-		return question
+		return question, err.Error()
 	}
 	r.log.Debug("rewrote question", "from", question, "to", v.Question)
-	return strings.TrimSpace(v.Question)
+	return strings.TrimSpace(v.Question), ""
 }
 
 // critique is the structured reply of the critic.
@@ -701,12 +769,12 @@ type critique struct {
 }
 
 // critique asks the critic what the draft misses. A failing critic yields
-// no follow-ups, so the draft stands.
-func (r *run) critique(ctx context.Context, question, draft string) []string {
+// no follow-ups, so the draft stands, and the reason why.
+func (r *run) critique(ctx context.Context, question, draft string) ([]string, string) {
 	prompt, err := render("critic.tmpl", criticData{Question: question, Calls: r.calls, Draft: draft, MaxFollowUps: maxFollowUps})
 	if err != nil {
 		r.log.Warn("critic", "err", err)
-		return nil
+		return nil, err.Error()
 	}
 	v, resp, err := llm.GenerateData[critique](ctx, r.a.dataModel(), &llm.Request{
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}, Temperature: r.a.Temperature, Seed: r.a.Seed,
@@ -716,10 +784,10 @@ func (r *run) critique(ctx context.Context, question, draft string) []string {
 	}
 	if err != nil {
 		r.log.Warn("critic failed; keeping the draft", "err", err)
-		return nil
+		return nil, err.Error()
 	}
 	if v.Complete {
-		return nil
+		return nil, ""
 	}
 	var out []string
 	for _, q := range v.FollowUps {
@@ -728,5 +796,5 @@ func (r *run) critique(ctx context.Context, question, draft string) []string {
 		}
 	}
 	r.log.Debug("critic follow-ups", "questions", out)
-	return out
+	return out, ""
 }

@@ -405,7 +405,7 @@ func TestCriticSecondPass(t *testing.T) {
 		llmtest.Text("Sponsorships: c08 and c09 (Festival Deal); c09's record states no notice period.\nSources: c08, c09"),
 	).Streaming()
 	a := newAgent(m, toolSet(t))
-	a.Critic = true
+	a.Rewrite, a.Critic = true, true
 	history := []llm.Message{{Role: llm.RoleUser, Content: "List sponsorship deals."}, {Role: llm.RoleAssistant, Content: "c08, c09"}}
 	var rec recorder
 	ans, err := a.Run(context.Background(), history, "and their notice periods?", rec.emit)
@@ -455,7 +455,7 @@ func TestCriticSatisfied(t *testing.T) {
 		llmtest.Text(`{"complete":true,"follow_ups":[]}`),
 	)
 	a := newAgent(m, toolSet(t))
-	a.Critic = true
+	a.Rewrite, a.Critic = true, true
 	var rec recorder
 	ans, err := a.Run(context.Background(), nil, "how many franchise agreements?", rec.emit)
 	if err != nil {
@@ -476,7 +476,7 @@ func TestCriticFailuresKeepGoing(t *testing.T) {
 		llmtest.Text(`{"complete":"maybe"}`), // critic fails: keep the draft
 	)
 	a := newAgent(m, toolSet(t))
-	a.Critic = true
+	a.Rewrite, a.Critic = true, true
 	ans, err := a.Run(context.Background(), nil, "hello?", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -25,10 +25,15 @@
 // like the store's ids, that no tool returned are listed in
 // Answer.Unverified with a note.
 //
-// In critic mode the question is first rewritten into an atomic one using
-// the conversation; after the first answer a critic (structured output)
-// lists what is missing as follow-up questions, which get a second tool
-// pass before the final answer. Only the final answer is streamed.
+// Three optional practices (Options, each switched on its own; RunWith
+// takes them per run): with Rewrite the question is first rewritten into
+// an atomic one using the conversation (a rewrite event); with Critic,
+// after the first answer a critic (structured output) lists what is
+// missing as follow-up questions (a critique event), which get a second
+// tool pass before the final answer, and only the final answer is
+// streamed; with Check, a sufficiency check (check.go) grades the first
+// pass's tool results and, when none holds anything to answer from, gives
+// the model one more tool pass with the gaps (check events).
 //
 // Loop runs the same tool loop over a conversation the caller wrote, with
 // its own system prompt and toolbox, and returns the transcript and the

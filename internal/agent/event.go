@@ -9,11 +9,17 @@ import (
 // EventType names an agent event.
 type EventType string
 
-// Event types, in the order a run emits them: any number of tool_call /
-// tool_result pairs and token events, then one answer (or error), then done.
+// Event types, in the order a run emits them: a rewrite event when the
+// question is rewritten, any number of tool_call / tool_result pairs and
+// token events, with check events after the first tool pass (and after
+// its extra pass) and a critique event before the critic's pass, then one
+// answer (or error), then done.
 const (
+	EventRewrite    EventType = "rewrite"
 	EventToolCall   EventType = "tool_call"
 	EventToolResult EventType = "tool_result"
+	EventCheck      EventType = "check"
+	EventCritique   EventType = "critique"
 	EventToken      EventType = "token"
 	EventAnswer     EventType = "answer"
 	EventError      EventType = "error"
@@ -25,11 +31,47 @@ const (
 // renders it. Exactly one of the payload fields is set, per Type.
 type Event struct {
 	Type       EventType        `json:"type"`
+	Rewrite    *RewriteEvent    `json:"rewrite,omitempty"`
 	ToolCall   *ToolCallEvent   `json:"tool_call,omitempty"`
 	ToolResult *ToolResultEvent `json:"tool_result,omitempty"`
+	Check      *CheckEvent      `json:"check,omitempty"`
+	Critique   *CritiqueEvent   `json:"critique,omitempty"`
 	Token      string           `json:"token,omitempty"`
 	Answer     *Answer          `json:"answer,omitempty"`
 	Error      string           `json:"error,omitempty"`
+}
+
+// RewriteEvent is the question the tool loop answers (Options.Rewrite).
+type RewriteEvent struct {
+	// Original is the question as asked.
+	Original string `json:"original"`
+	// Question is the rewritten question; Original when the rewrite failed.
+	Question string `json:"question"`
+	// Error says why the rewrite failed and the question was kept.
+	Error string `json:"error,omitempty"`
+}
+
+// CheckEvent is a verdict of the sufficiency check (Options.Check).
+type CheckEvent struct {
+	// Sufficient is set when some tool result holds something to answer from.
+	Sufficient bool `json:"sufficient"`
+	// Gaps say why the results support no answer: calls that failed or
+	// found nothing, or that no tool was called.
+	Gaps []string `json:"gaps,omitempty"`
+	// Retry is set when the model gets one more tool pass for the gaps;
+	// the check after that pass is final.
+	Retry bool `json:"retry,omitempty"`
+}
+
+// CritiqueEvent is the critic's verdict on the first answer (Options.Critic).
+type CritiqueEvent struct {
+	// Complete is set when the critic found nothing missing.
+	Complete bool `json:"complete"`
+	// FollowUps are the critic's follow-up questions, answered in a
+	// second tool pass.
+	FollowUps []string `json:"follow_ups,omitempty"`
+	// Error says why the critic failed; the first answer then stands.
+	Error string `json:"error,omitempty"`
 }
 
 // ToolCallEvent is a tool call the model made.
@@ -68,6 +110,10 @@ type Answer struct {
 	// result of the run (nor the question) holds, even rounded: figures
 	// the model did not take from the graph.
 	UnsupportedFigures []string `json:"unsupported_figures,omitempty"`
+	// Missing lists, with the sufficiency check on, why the tool results
+	// support no answer even after the check's extra pass (calls that
+	// failed or found nothing); the answer should say what is missing.
+	Missing []string `json:"missing,omitempty"`
 	// Notes are short warnings for the reader about this answer, such as
 	// the Unverified ids.
 	Notes []string `json:"notes,omitempty"`

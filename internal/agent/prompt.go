@@ -43,6 +43,11 @@ type noAnswerData struct {
 	HadResults bool
 }
 
+type retryData struct {
+	Question string
+	Gaps     []string
+}
+
 type followUpData struct {
 	FollowUps []string
 	Question  string

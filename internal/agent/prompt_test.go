@@ -23,6 +23,8 @@ func TestPromptsGolden(t *testing.T) {
 		{"critic", "critic.tmpl", criticData{Question: "q?", Calls: []string{`contract_search {"limit":1}`}, Draft: "draft.", MaxFollowUps: 3}},
 		{"followup", "followup.tmpl", followUpData{FollowUps: []string{"a?", "b?"}, Question: "q?"}},
 		{"noanswer", "noanswer.tmpl", noAnswerData{Question: "How many Distributor contracts ended in 2005?", HadResults: true}},
+		{"retry", "retry.tmpl", retryData{Question: "How many franchise agreements end in 2031?",
+			Gaps: []string{`contract_search {"contract_type":"Franchise","min_end_date":"2031-01-01"} returned no results`}}},
 		{"noanswer-no-results", "noanswer.tmpl", noAnswerData{Question: "How many contracts?"}},
 	}
 	for _, tt := range tests {

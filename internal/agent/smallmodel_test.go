@@ -308,7 +308,7 @@ func TestNoStreamCoversCriticCalls(t *testing.T) {
 		llmtest.Text(`{"complete":true,"follow_ups":[]}`),
 	).Streaming()}
 	a := newAgent(m, toolSet(t))
-	a.Critic, a.NoStream = true, true
+	a.Rewrite, a.Critic, a.NoStream = true, true, true
 	if _, err := a.Run(context.Background(), nil, "franchises?", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ const maxTraceBytes = 16 << 10
 type Answers struct {
 	// Agent is the agent under test, over the tools of the store the
 	// questions are about. It is copied for each question with
-	// Temperature 0 and Seed fixed; the rest (MaxSteps, Critic, NoStream,
+	// Temperature 0 and Seed fixed; the rest (MaxSteps, Options, NoStream,
 	// Now) is used as it is. The expected calls run on Agent.Tools too.
 	Agent *agent.Agent
 	// Model names the model under test in reports, e.g. "openai:gpt-4o-mini".
@@ -75,6 +75,8 @@ type Run struct {
 	DurationMS  int64     `json:"duration_ms"`
 	Seed        int64     `json:"seed"`
 	Temperature float64   `json:"temperature"`
+	// Practices are the agent's optional practices the run used.
+	Practices agent.Options `json:"practices"`
 	// ModelError is set when the model could not be reached or refused
 	// the credentials; the questions not yet run then carry it too.
 	ModelError  string   `json:"model_error,omitempty"`
@@ -94,6 +96,12 @@ type Result struct {
 	ExpectedResult *Call `json:"expected_result,omitempty"`
 	// Calls are the model's tool calls in the order it made them.
 	Calls []Call `json:"calls"`
+	// Rewritten is the question the tool loop answered when rewriting
+	// was on; FollowUps the critic's follow-up questions; Missing what the
+	// sufficiency check found no result for.
+	Rewritten string   `json:"rewritten,omitempty"`
+	FollowUps []string `json:"follow_ups,omitempty"`
+	Missing   []string `json:"missing,omitempty"`
 	// Answer is the agent's answer text (without the Sources line) and
 	// RawAnswer the model's own final text, Sources line included.
 	Answer    string           `json:"answer"`
@@ -297,7 +305,7 @@ func (e *Answers) Run(ctx context.Context, questions []Question) (*Run, error) {
 	if seed == 0 {
 		seed = DefaultSeed
 	}
-	run := &Run{Model: e.Model, Started: now(), Seed: seed, Results: []Result{}}
+	run := &Run{Model: e.Model, Started: now(), Seed: seed, Practices: e.Agent.Options, Results: []Result{}}
 	if e.Judge != nil {
 		run.Judge = e.Judge.Name
 	}
@@ -420,6 +428,10 @@ func (e *Answers) ask(ctx context.Context, q Question, seed int64) (out asked) {
 	index := map[string]int{} // tool call id → index in r.Calls
 	emit := func(ev agent.Event) {
 		switch ev.Type {
+		case agent.EventRewrite:
+			r.Rewritten = ev.Rewrite.Question
+		case agent.EventCritique:
+			r.FollowUps = ev.Critique.FollowUps
 		case agent.EventToolCall:
 			index[ev.ToolCall.ID] = len(r.Calls)
 			r.Calls = append(r.Calls, Call{Tool: ev.ToolCall.Name, Args: ev.ToolCall.Arguments})
@@ -453,6 +465,7 @@ func (e *Answers) ask(ctx context.Context, q Question, seed int64) (out asked) {
 		return out
 	}
 	r.Answer = ans.Text
+	r.Missing = ans.Missing
 	r.UnsupportedFigures = ans.UnsupportedFigures
 	if ans.Citations != nil {
 		r.Citations = ans.Citations

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/contractgraph/contractgraph/internal/agent"
 )
 
 //go:embed templates/*.tmpl
@@ -43,8 +45,8 @@ type AnswerFiles struct {
 // ReadAnswerRun reads the results of model's earlier run in dir
 // (answers-MODEL.json as WriteAnswerReports names it), for Answers.Resume.
 // A missing file is no results; a file that does not decode, or that was
-// run with another seed, is an error naming it.
-func ReadAnswerRun(dir, model string, seed int64) ([]Result, error) {
+// run with another seed or other practices, is an error naming it.
+func ReadAnswerRun(dir, model string, seed int64, practices agent.Options) ([]Result, error) {
 	path := filepath.Join(dir, "answers-"+Slug(model)+".json")
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -63,7 +65,28 @@ func ReadAnswerRun(dir, model string, seed int64) ([]Result, error) {
 	if r.Seed != seed {
 		return nil, fmt.Errorf("resume: %s was run with --seed %d, not %d; pass --seed %d or another -o directory", path, r.Seed, seed, r.Seed)
 	}
+	if practices != r.Practices {
+		return nil, fmt.Errorf("resume: %s was run with %s, not %s; pass the same flags or another -o directory", path, PracticesText(r.Practices), PracticesText(practices))
+	}
 	return r.Results, nil
+}
+
+// PracticesText names the agent practices a run used, as flags.
+func PracticesText(o agent.Options) string {
+	var on []string
+	if o.Rewrite {
+		on = append(on, "--rewrite")
+	}
+	if o.Critic {
+		on = append(on, "--critic")
+	}
+	if o.Check {
+		on = append(on, "--check")
+	}
+	if len(on) == 0 {
+		return "no rewrite, critic or check"
+	}
+	return strings.Join(on, " ")
 }
 
 // WriteAnswerReports writes into dir (created if needed) one JSON file per
@@ -225,6 +248,9 @@ func WriteAnswersMarkdown(w io.Writer, runs []*Run) error {
 		fmt.Fprintf(&b, ", judge `%s`", h.Judge)
 	}
 	fmt.Fprintf(&b, "; temperature 0, seed %d", h.Seed)
+	if len(runs) > 0 {
+		fmt.Fprintf(&b, "; agent practices: %s", PracticesText(runs[0].Practices))
+	}
 	if h.Started != "" {
 		fmt.Fprintf(&b, "; started %s", h.Started)
 	}

@@ -81,6 +81,66 @@ func TestAskWithAgentAndScriptedModel(t *testing.T) {
 	}
 }
 
+// TestAskWithCriticStreamsItsTrace runs the real agent with rewriting
+// and the critic switched on by the request, and checks that the stream
+// shows the rewritten question and the critic's follow-ups where they
+// happen.
+func TestAskWithCriticStreamsItsTrace(t *testing.T) {
+	model := llmtest.NewScripted(
+		llmtest.Text(`{"question":"How many distribution agreements are there, and who are their parties?"}`),
+		llmtest.Calls(llmtest.Call("c1", "contract_search", `{"contract_type":"Distributor"}`)),
+		llmtest.Text("There is one distribution agreement: acme-distribution."),
+		llmtest.Text(`{"complete":false,"follow_ups":["Who are the parties of acme-distribution?"]}`),
+		llmtest.Calls(llmtest.Call("c2", "get_contract", `{"contract_id":"acme-distribution"}`)),
+		llmtest.Text("There is one distribution agreement, acme-distribution, between Globex Ltd and Acme Corp."),
+	)
+	s, _ := newTestServer(t, func(c *Config) {
+		c.Agent = &agent.Agent{Model: model.Streaming(), Tools: c.Tools, Now: func() time.Time { return testNow }}
+	})
+	body := `{"question":"distribution agreements?","rewrite":true,"critic":true}`
+	rec := do(t, s.Handler(), "POST", "/api/ask", "application/json", strings.NewReader(body))
+	if rec.Code != 200 {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	var names []string
+	var rewrite *agent.RewriteEvent
+	var critique *agent.CritiqueEvent
+	var answer *agent.Answer
+	for _, e := range readEvents(t, rec.Body) {
+		if len(names) == 0 || names[len(names)-1] != e.Name || e.Name != "token" {
+			names = append(names, e.Name)
+		}
+		var ev agent.Event
+		if err := json.Unmarshal([]byte(e.Data), &ev); err != nil {
+			t.Fatalf("event %s: %v", e.Name, err)
+		}
+		switch ev.Type {
+		case agent.EventRewrite:
+			rewrite = ev.Rewrite
+		case agent.EventCritique:
+			critique = ev.Critique
+		case agent.EventAnswer:
+			answer = ev.Answer
+		}
+	}
+	want := []string{"rewrite", "tool_call", "tool_result", "critique", "tool_call", "tool_result", "token", "answer", "done"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Fatalf("event order (-want +got, runs of tokens folded):\n%s", diff)
+	}
+	if rewrite == nil || rewrite.Original != "distribution agreements?" || !strings.Contains(rewrite.Question, "who are their parties") {
+		t.Errorf("rewrite event = %+v", rewrite)
+	}
+	if critique == nil || critique.Complete || len(critique.FollowUps) != 1 || critique.FollowUps[0] != "Who are the parties of acme-distribution?" {
+		t.Errorf("critique event = %+v", critique)
+	}
+	if answer == nil || !strings.Contains(answer.Text, "Globex Ltd and Acme Corp") {
+		t.Errorf("answer = %+v, want the second pass's", answer)
+	}
+	if model.Remaining() != 0 {
+		t.Errorf("%d scripted replies left", model.Remaining())
+	}
+}
+
 // TestAskDisconnectCancelsAgentModelCall checks that closing the stream
 // cancels the real agent's model call.
 func TestAskDisconnectCancelsAgentModelCall(t *testing.T) {

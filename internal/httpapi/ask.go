@@ -20,9 +20,28 @@ import (
 
 // askRequest is the body of POST /api/ask. History is the conversation so
 // far, oldest first: alternating user questions and assistant answers.
+// Rewrite, Critic and Check switch the agent's practices for this
+// question; unset, the server's defaults (Config.AskOptions) apply.
 type askRequest struct {
 	Question string       `json:"question"`
 	History  []askMessage `json:"history"`
+	Rewrite  *bool        `json:"rewrite"`
+	Critic   *bool        `json:"critic"`
+	Check    *bool        `json:"check"`
+}
+
+// options are the practices of this request over the server's defaults.
+func (r *askRequest) options(defaults agent.Options) agent.Options {
+	o := defaults
+	for _, f := range []struct {
+		set *bool
+		to  *bool
+	}{{r.Rewrite, &o.Rewrite}, {r.Critic, &o.Critic}, {r.Check, &o.Check}} {
+		if f.set != nil {
+			*f.to = *f.set
+		}
+	}
+	return o
 }
 
 type askMessage struct {
@@ -118,7 +137,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 		// ctx, which stops the run.
 		_ = sse.Send(string(ev.Type), ev)
 	}
-	_, err = s.agent.Run(ctx, history, req.Question, emit)
+	_, err = s.agent.RunWith(ctx, history, req.Question, req.options(s.askOptions), emit)
 	mu.Lock()
 	defer mu.Unlock()
 	switch {

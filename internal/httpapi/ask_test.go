@@ -27,11 +27,12 @@ type scriptAsker struct {
 	mu       sync.Mutex
 	question string
 	history  []llm.Message
+	opts     agent.Options
 }
 
-func (a *scriptAsker) Run(ctx context.Context, history []llm.Message, question string, emit func(agent.Event)) (*agent.Answer, error) {
+func (a *scriptAsker) RunWith(ctx context.Context, history []llm.Message, question string, opts agent.Options, emit func(agent.Event)) (*agent.Answer, error) {
 	a.mu.Lock()
-	a.question, a.history = question, history
+	a.question, a.history, a.opts = question, history, opts
 	a.mu.Unlock()
 	var ans *agent.Answer
 	for _, ev := range a.events {
@@ -107,6 +108,7 @@ func TestAskValidation(t *testing.T) {
 		{`{"question":"q","history":[{"role":"system","content":"obey"}]}`, "history[0].role"},
 		{`{"question":"q","history":[{"role":"user","content":""}]}`, "history[0].content"},
 		{`{"question":"q","extra":1}`, "extra"},
+		{`{"question":"q","critic":"yes"}`, "critic"},
 		{`{"question":"` + strings.Repeat("é", maxQuestionBytes) + `"}`, "question"},
 		{``, ""},
 	}
@@ -118,6 +120,34 @@ func TestAskValidation(t *testing.T) {
 		}
 		if e := errorOf(t, rec.Body.Bytes()); e.Field != tt.field || e.Code != codeInvalidArgument {
 			t.Errorf("%.60s: error %+v, want field %q", tt.body, e, tt.field)
+		}
+	}
+}
+
+// TestAskOptions: a request's rewrite, critic and check switch the agent's
+// practices; those it leaves out take the server's defaults.
+func TestAskOptions(t *testing.T) {
+	asker := &scriptAsker{}
+	s, _ := newTestServer(t, func(c *Config) { c.Agent = asker; c.AskOptions = agent.Options{Critic: true} })
+	tests := []struct {
+		body string
+		want agent.Options
+	}{
+		{`{"question":"q"}`, agent.Options{Critic: true}},
+		{`{"question":"q","rewrite":true}`, agent.Options{Rewrite: true, Critic: true}},
+		{`{"question":"q","critic":false,"check":true}`, agent.Options{Check: true}},
+		{`{"question":"q","rewrite":true,"critic":true,"check":true}`, agent.Options{Rewrite: true, Critic: true, Check: true}},
+	}
+	for _, tt := range tests {
+		rec := do(t, s.Handler(), "POST", "/api/ask", "application/json", strings.NewReader(tt.body))
+		if rec.Code != 200 {
+			t.Fatalf("%s: status %d %s", tt.body, rec.Code, rec.Body)
+		}
+		asker.mu.Lock()
+		got := asker.opts
+		asker.mu.Unlock()
+		if got != tt.want {
+			t.Errorf("%s: the agent ran with %+v, want %+v", tt.body, got, tt.want)
 		}
 	}
 }
@@ -140,7 +170,7 @@ func (m *blockingModel) Generate(ctx context.Context, req *llm.Request) (*llm.Re
 // waits for the model.
 type modelAsker struct{ model llm.Model }
 
-func (a modelAsker) Run(ctx context.Context, history []llm.Message, question string, emit func(agent.Event)) (*agent.Answer, error) {
+func (a modelAsker) RunWith(ctx context.Context, history []llm.Message, question string, _ agent.Options, emit func(agent.Event)) (*agent.Answer, error) {
 	emit(agent.Event{Type: agent.EventToken, Token: "Thinking"})
 	resp, err := a.model.Generate(ctx, &llm.Request{Messages: append(history, llm.Message{Role: llm.RoleUser, Content: question})})
 	if err != nil {
@@ -241,7 +271,7 @@ func TestShutdownEndsOpenStreams(t *testing.T) {
 // slowAsker answers after a pause longer than the server's timeouts.
 type slowAsker struct{ pause time.Duration }
 
-func (a slowAsker) Run(ctx context.Context, history []llm.Message, question string, emit func(agent.Event)) (*agent.Answer, error) {
+func (a slowAsker) RunWith(ctx context.Context, history []llm.Message, question string, _ agent.Options, emit func(agent.Event)) (*agent.Answer, error) {
 	emit(agent.Event{Type: agent.EventToken, Token: "Thinking"})
 	select {
 	case <-time.After(a.pause):

@@ -438,6 +438,9 @@ func (s *Server) pageChat(w http.ResponseWriter, r *http.Request) {
 		Base:            web.Base{Title: "Ask", Nav: "chat"},
 		ModelConfigured: s.agent != nil,
 		ModelName:       s.modelName,
+		Rewrite:         s.askOptions.Rewrite,
+		Critic:          s.askOptions.Critic,
+		Check:           s.askOptions.Check,
 	})
 }
 

@@ -43,11 +43,12 @@ type ToolSet interface {
 
 // Asker answers questions, as *agent.Agent does.
 type Asker interface {
-	// Run answers question in the conversation history, calling emit with
-	// each event as it happens (emit may be called from several goroutines,
-	// never concurrently). It returns when the run ends; an error means the
-	// run failed or ctx was cancelled.
-	Run(ctx context.Context, history []llm.Message, question string, emit func(agent.Event)) (*agent.Answer, error)
+	// RunWith answers question in the conversation history with the
+	// optional practices opts switches on, calling emit with each event as
+	// it happens (emit may be called from several goroutines, never
+	// concurrently). It returns when the run ends; an error means the run
+	// failed or ctx was cancelled.
+	RunWith(ctx context.Context, history []llm.Message, question string, opts agent.Options, emit func(agent.Event)) (*agent.Answer, error)
 }
 
 // Config is what a Server needs. Store and Tools are required; everything
@@ -58,6 +59,10 @@ type Config struct {
 	// Agent answers /api/ask. Nil means no model is configured: /api/ask
 	// answers 503 and the chat page explains how to configure one.
 	Agent Asker
+	// AskOptions are the agent's practices (rewrite, critic, sufficiency
+	// check) for an /api/ask request that does not set them, and the chat
+	// page's toggles' initial state.
+	AskOptions agent.Options
 	// ModelName is shown on the chat page, e.g. "ollama:qwen2.5:7b".
 	ModelName string
 	// ExplainError, when set, rewrites a failed run's error into advice for
@@ -124,6 +129,7 @@ type Server struct {
 	openAPIErr   error
 	tools        ToolSet
 	agent        Asker
+	askOptions   agent.Options
 	modelName    string
 	explainError func(error) error
 	ingester     Ingester
@@ -168,7 +174,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("httpapi: %w", err)
 	}
 	s := &Server{
-		store: cfg.Store, tools: cfg.Tools, agent: cfg.Agent, modelName: cfg.ModelName, explainError: cfg.ExplainError, ingester: cfg.Ingester,
+		store: cfg.Store, tools: cfg.Tools, agent: cfg.Agent, askOptions: cfg.AskOptions, modelName: cfg.ModelName, explainError: cfg.ExplainError, ingester: cfg.Ingester,
 		log: cfg.Log, now: cfg.Now, token: cfg.Token, corsOrigin: cfg.CORSOrigin,
 		maxBody: cfg.MaxBodyBytes, maxUpload: cfg.MaxUploadBytes, askTimeout: cfg.AskTimeout, pages: pages,
 		risk: cfg.Risk, riskTimeout: cmp.Or(cfg.RiskTimeout, DefaultRiskTimeout),

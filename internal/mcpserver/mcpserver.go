@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/contractgraph/contractgraph/internal/agent"
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/tools"
@@ -48,6 +49,11 @@ type Options struct {
 	Log *slog.Logger
 	// PageSize bounds the resources of one resources/list page; 100 when zero.
 	PageSize int
+	// Asker, when set (a model is configured), is offered as the ask tool:
+	// ContractGraph's own agent, with AskOptions as the practices of a call
+	// that does not set them.
+	Asker      Asker
+	AskOptions agent.Options
 }
 
 // URIPrefix starts every contract resource URI; URITemplate is the
@@ -82,6 +88,16 @@ func New(ts ToolSet, store Contracts, opts Options) *mcp.Server {
 			InputSchema: t.InputSchema,
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 		}, toolHandler(ts, t.Name))
+	}
+	if opts.Asker != nil {
+		s.AddTool(&mcp.Tool{
+			Name:        AskToolName,
+			Title:       "Ask the ContractGraph agent",
+			Description: askDescription,
+			InputSchema: json.RawMessage(askSchema),
+			// Model calls are neither idempotent nor free, but they only read.
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)},
+		}, askHandler(opts.Asker, opts.AskOptions))
 	}
 	res := resources{store: store, pageSize: opts.PageSize}
 	s.AddResourceTemplate(&mcp.ResourceTemplate{

@@ -483,6 +483,10 @@ type ChatPage struct {
 	Base
 	ModelConfigured bool
 	ModelName       string
+	// Rewrite, Critic and Check are the initial state of the toggles of
+	// the agent's practices (the server's defaults); each question sends
+	// the toggles' state.
+	Rewrite, Critic, Check bool
 }
 
 // RiskPage runs a contract's risk review: its script posts to APIURL,

@@ -7,6 +7,9 @@
   const askButton = document.getElementById("ask-button");
   const stopButton = document.getElementById("stop-button");
   const log = document.getElementById("chat-log");
+  const optRewrite = document.getElementById("opt-rewrite");
+  const optCritic = document.getElementById("opt-critic");
+  const optCheck = document.getElementById("opt-check");
   let history = [];
   let controller = null;
 
@@ -49,6 +52,21 @@
     const text = el("div", "text");
     const status = el("div", "muted status", "Thinking…");
     msg.append(el("div", "who", "ContractGraph"), tools, text, status);
+
+    // A step of the agent's practices (rewrite, check, critique), shown in
+    // order among the tool calls.
+    function step(kind, label, detail, items) {
+      const d = el("div", "step " + kind);
+      d.append(el("strong", "", label + " "));
+      if (detail) d.append(document.createTextNode(detail));
+      if (items && items.length) {
+        const ul = el("ul");
+        for (const it of items) ul.append(el("li", "", it));
+        d.append(ul);
+      }
+      tools.append(d);
+      return d;
+    }
     log.append(msg);
     msg.scrollIntoView({ block: "end" });
 
@@ -60,7 +78,12 @@
       const resp = await fetch("/api/ask", {
         method: "POST",
         headers: { "Content-Type": "application/json", "Accept": "text/event-stream" },
-        body: JSON.stringify({ question: question, history: history }),
+        body: JSON.stringify({
+          question: question, history: history,
+          rewrite: !!(optRewrite && optRewrite.checked),
+          critic: !!(optCritic && optCritic.checked),
+          check: !!(optCheck && optCheck.checked),
+        }),
         signal: controller.signal,
       });
       if (!resp.ok) {
@@ -74,6 +97,26 @@
           status.textContent = "Answering…";
           text.textContent += ev.token;
           break;
+        case "rewrite": {
+          const r = ev.rewrite;
+          if (r.error) step("rewrite", "Question kept as asked:", "the rewrite failed (" + r.error + ").");
+          else step("rewrite", "Question rewritten:", r.question);
+          break;
+        }
+        case "check": {
+          const c = ev.check;
+          if (c.sufficient) step("check", "Sufficiency check:", "the tool results can support an answer.");
+          else if (c.retry) { step("check", "Sufficiency check:", "the tool results cannot support an answer; searching once more.", c.gaps); status.textContent = "Searching again…"; }
+          else step("check", "Sufficiency check:", "the tool results still cannot support an answer.", c.gaps);
+          break;
+        }
+        case "critique": {
+          const c = ev.critique;
+          if (c.error) step("critique", "Critic:", "failed (" + c.error + "); the first answer stands.");
+          else if (c.follow_ups && c.follow_ups.length) { step("critique", "Critic's follow-up questions:", "", c.follow_ups); status.textContent = "Answering the follow-up questions…"; }
+          else step("critique", "Critic:", "the first answer is complete.");
+          break;
+        }
         case "tool_call": {
           const c = ev.tool_call;
           const d = el("details", "tool");
@@ -101,6 +144,7 @@
         case "answer":
           answer = ev.answer;
           text.textContent = answer.text;
+          for (const n of answer.notes || []) msg.append(el("p", "note", "Note: " + n));
           if (answer.citations && answer.citations.length) {
             const box = el("div", "citations");
             box.append(el("strong", "", "Sources: "));
