@@ -47,6 +47,8 @@ type Filter struct {
 	Currency string `json:"currency,omitempty" jsonschema:"Only contracts whose amounts are in this currency: ISO 4217 code such as USD, EUR, GBP (a name or symbol such as 'US dollars' or '€' also works). Combine it with monetary_value so that amounts in different currencies are not compared." compact:"e.g. EUR"`
 	// ClauseTypes: every entry must be present, as a clause type or group.
 	ClauseTypes []string `json:"clause_types,omitempty" jsonschema:"Only contracts that contain a clause of every listed kind. Each entry is a clause type (e.g. 'Governing Law', 'Cap On Liability') or a clause group (e.g. 'Liability & Indemnification') that matches any type in the group." compact:"all present, e.g. Cap On Liability"`
+	// WithoutClauseTypes: no entry may be present, as a clause type or group.
+	WithoutClauseTypes []string `json:"without_clause_types,omitempty" jsonschema:"Only contracts with no clause of any listed kind, e.g. ['Cap On Liability'] for contracts without a liability cap. Entries are clause types or groups, as in clause_types. Absent means extraction found no such clause: read the contract before relying on it." compact:"none present, e.g. Cap On Liability"`
 	// SummarySearch is free text matched (full-text, every word) against
 	// summary, scope and title.
 	SummarySearch string `json:"summary_search,omitempty" jsonschema:"Free-text search over contract titles, summaries and scopes, e.g. 'software hosting for hospitals'. Matching contracts are those containing the words." compact:"words in title or summary"`
@@ -164,6 +166,9 @@ func (f Filter) Normalize(today string) (Filter, error) {
 		return Filter{}, err
 	}
 	if g.ClauseTypes, err = ParseClauseTypes("clause_types", f.ClauseTypes); err != nil {
+		return Filter{}, err
+	}
+	if g.WithoutClauseTypes, err = ParseClauseTypes("without_clause_types", f.WithoutClauseTypes); err != nil {
 		return Filter{}, err
 	}
 	if g.SummarySearch, err = ParseText("summary_search", f.SummarySearch, false); err != nil {

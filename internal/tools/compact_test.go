@@ -58,8 +58,9 @@ func requestBytes(t *testing.T, tools []Tool) int {
 // takes from, to, kinds, parties, renewal_kind and limit, the other filters
 // being left to its description) and the renewal_kind filter and grouping
 // added about 830 bytes, some 250 tokens at the same ratio: the budget
-// grew from 5,500 bytes by that much, no more.
-const compactBudgetBytes = 6350
+// grew from 5,500 bytes by that much, no more; without_clause_types (in
+// contract_search and contract_aggregate) added 208 bytes more.
+const compactBudgetBytes = 6560
 
 func TestCompactToolsFitTheBudget(t *testing.T) {
 	full := requestBytes(t, sqliteToolSet(t, SchemasFull).Tools())

@@ -191,6 +191,10 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 		// (see put.go): the same as a clause with type or group t existing.
 		add(p.add(t) + " IN c.clause_kinds")
 	}
+	for _, t := range f.WithoutClauseTypes {
+		// A contract without clauses has no clause_kinds: null, not [].
+		add("NOT " + p.add(t) + " IN coalesce(c.clause_kinds, [])")
+	}
 	if f.RenewalKind != "" {
 		add("c.renewal_kind = " + p.add(f.RenewalKind))
 	}

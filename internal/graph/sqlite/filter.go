@@ -109,6 +109,22 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 	if mask != 0 {
 		w.add("c.clause_bits & ? = ?", mask, mask)
 	}
+	var none int64
+	for _, t := range f.WithoutClauseTypes {
+		var bit int
+		err := q.QueryRowContext(ctx, `SELECT bit FROM clause_kinds WHERE kind = ?`, t).Scan(&bit)
+		switch {
+		case err == nil:
+			none |= 1 << bit
+		case errors.Is(err, sql.ErrNoRows):
+			w.add("NOT EXISTS (SELECT 1 FROM clauses cl WHERE cl.contract_pk = c.pk AND (cl.type = ? OR cl.grp = ?))", t, t)
+		default:
+			return nil, fmt.Errorf("clause kind %q: %w", t, err)
+		}
+	}
+	if none != 0 {
+		w.add("c.clause_bits & ? = 0", none)
+	}
 	if f.SummarySearch != "" {
 		q := ftsQuery(f.SummarySearch, " AND ")
 		if q == "" {

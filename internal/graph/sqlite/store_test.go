@@ -284,7 +284,7 @@ func TestClauseKindsBeyondBits(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		types []string
-		want  int
+		want  int // with every type; 70 - want without any when there is one type
 	}{
 		{[]string{"Custom Kind 00"}, 1}, // has a bit
 		{[]string{"Custom Kind 69"}, 1}, // beyond the bits
@@ -300,6 +300,21 @@ func TestClauseKindsBeyondBits(t *testing.T) {
 		if r.TotalCount != tc.want {
 			t.Errorf("clause types %v: %d contracts, want %d", tc.types, r.TotalCount, tc.want)
 		}
+		if len(tc.types) > 1 {
+			continue
+		}
+		r, err = s.SearchContracts(ctx, graph.ContractQuery{Filter: graph.Filter{WithoutClauseTypes: tc.types}, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.TotalCount != 70-tc.want {
+			t.Errorf("without clause types %v: %d contracts, want %d", tc.types, r.TotalCount, 70-tc.want)
+		}
+	}
+	// Without two kinds, one past the bits: neither may be present.
+	r, err := s.SearchContracts(ctx, graph.ContractQuery{Filter: graph.Filter{WithoutClauseTypes: []string{"Custom Kind 00", "Custom Kind 68"}}, Limit: 5})
+	if err != nil || r.TotalCount != 68 {
+		t.Errorf("without Custom Kind 00 and 68: %d contracts (%v), want 68", r.TotalCount, err)
 	}
 }
 
