@@ -68,7 +68,9 @@ func newMCPCmd(a *app) *cobra.Command {
 			case err != nil:
 				return usageError(err)
 			default:
-				opts.Asker = &agent.Agent{Model: model, Tools: set, Temperature: a.agentTemperature(), Log: a.log}
+				// The ask tool returns the whole answer, so nothing is
+				// streamed (and servers that stream badly are spared).
+				opts.Asker = &agent.Agent{Model: model, Tools: set, NoStream: true, Temperature: a.agentTemperature(), Log: a.log}
 			}
 			srv := mcpserver.New(set, store, opts)
 			if ln != nil {

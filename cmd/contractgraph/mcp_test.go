@@ -3,15 +3,21 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/contractgraph/contractgraph/internal/agent"
 	"github.com/contractgraph/contractgraph/internal/mcpserver"
 )
 
@@ -142,5 +148,89 @@ func TestHelpListsServedTools(t *testing.T) {
 		if !strings.Contains(text, "text2cypher on Neo4j") {
 			t.Errorf("help %s does not name text2cypher", cmd)
 		}
+	}
+}
+
+// TestMCPAskWithCritic runs `contractgraph mcp --critic` with a model (a
+// fake OpenAI-compatible server): the ask tool is offered, runs the agent
+// with the critic by default, and its result shows the critic's follow-up.
+func TestMCPAskWithCritic(t *testing.T) {
+	var mu sync.Mutex
+	var kinds []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := readJSON(t, r)
+		msgs := body["messages"].([]any)
+		last := msgs[len(msgs)-1].(map[string]any)
+		kind := "tools"
+		if rf, ok := body["response_format"].(map[string]any); ok {
+			kind = rf["json_schema"].(map[string]any)["name"].(string)
+		} else if last["role"] == "tool" {
+			kind = "answer"
+		}
+		mu.Lock()
+		kinds = append(kinds, kind)
+		passes := strings.Count(strings.Join(kinds, " "), "answer")
+		mu.Unlock()
+		msg := map[string]any{"role": "assistant"}
+		switch kind {
+		case "critique":
+			msg["content"] = `{"complete":false,"follow_ups":["When does the Festival Deal end?"]}`
+		case "tools":
+			name, args := "contract_search", `{"contract_type":"Sponsorship"}`
+			if passes == 1 {
+				name, args = "get_contract", `{"contract_id":"c09"}`
+			}
+			msg["tool_calls"] = []any{map[string]any{"id": "t", "type": "function", "function": map[string]any{"name": name, "arguments": args}}}
+		case "answer":
+			msg["content"] = fmt.Sprintf("Answer after pass %d.\nSources: c08, c09", passes)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": "x", "object": "chat.completion", "created": 1, "model": "any",
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": "stop"}}})
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("CONTRACTGRAPH_TOKEN", "")
+	url, stop, wait := startCommand(t, true, regexp.MustCompile(`http://127\.0\.0\.1:\d+/`),
+		"--db", fixtureDB(t), "--model", "openai:any", "mcp", "--http", "127.0.0.1:0", "--critic")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: mcpserver.AskToolName, Arguments: map[string]any{"question": "sponsorships and their end dates?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || res.Content[0].(*mcp.TextContent).Text != "Answer after pass 2." {
+		t.Fatalf("ask over MCP: %+v", res.Content)
+	}
+	var out struct {
+		Trace []agent.Event `json:"trace"`
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	var followUps []string
+	for _, ev := range out.Trace {
+		if ev.Type == agent.EventCritique {
+			followUps = append(followUps, ev.Critique.FollowUps...)
+		}
+	}
+	if diff := cmp.Diff([]string{"When does the Festival Deal end?"}, followUps); diff != "" {
+		t.Errorf("critic follow-ups in the trace (-want +got):\n%s", diff)
+	}
+	mu.Lock()
+	if diff := cmp.Diff([]string{"tools", "answer", "critique", "tools", "answer"}, kinds); diff != "" {
+		t.Errorf("model calls (-want +got):\n%s", diff)
+	}
+	mu.Unlock()
+	cs.Close()
+	stop()
+	if code := wait(); code != 0 {
+		t.Errorf("mcp --http exited %d after interruption", code)
 	}
 }
