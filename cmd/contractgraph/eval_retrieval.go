@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,8 @@ type evalRetrievalFlags struct {
 	limit    int
 	maxChunk int
 	output   string
+	variants []string
+	lexical  retrieve.Lexical
 }
 
 func newEvalRetrievalCmd(a *app) *cobra.Command {
@@ -50,6 +53,11 @@ func newEvalRetrievalCmd(a *app) *cobra.Command {
 	fl.IntVar(&f.limit, "limit", 0, "measure the first N contracts by file name (0: all)")
 	fl.IntVar(&f.maxChunk, "max-chunk", retrieve.DefaultMaxChunkBytes, "largest chunk, in bytes")
 	fl.StringVarP(&f.output, "output", "o", "", "also write retrieval.json, .md and .html into this directory")
+	fl.StringSliceVar(&f.variants, "variants", nil, "further methods to measure, each stages joined by +: expand, expand-model, rerank, rerank-model, dedup, sections,\n"+
+		"hybrid (needs --embed-model; the -model stages need --model), e.g. --variants expand,rerank,expand+rerank,hybrid+expand+rerank")
+	fl.Float64Var(&f.lexical.ExpansionWeight, "rerank-expansion-weight", 0, "the deterministic reranker's weight of expansion words (0: its default)")
+	fl.Float64Var(&f.lexical.Phrase, "rerank-phrase", 0, "the deterministic reranker's phrase bonus weight (0: its default, negative: off)")
+	fl.Float64Var(&f.lexical.Proximity, "rerank-proximity", 0, "the deterministic reranker's proximity bonus weight (0: its default, negative: off)")
 	return cmd
 }
 
@@ -77,6 +85,14 @@ func (a *app) runEvalRetrieval(cmd *cobra.Command, f evalRetrievalFlags) error {
 			return usageError(err)
 		}
 	}
+	variants := make([]eval.RetrievalVariant, 0, len(f.variants))
+	for _, name := range f.variants {
+		v, err := a.retrievalVariant(ctx, name, f.lexical, embedder != nil)
+		if err != nil {
+			return usageError(err)
+		}
+		variants = append(variants, v)
+	}
 	files := make([]string, 0, len(set.Spans))
 	for name := range set.Spans {
 		files = append(files, name)
@@ -100,11 +116,14 @@ func (a *app) runEvalRetrieval(cmd *cobra.Command, f evalRetrievalFlags) error {
 	if embedder != nil {
 		methods = "BM25 and hybrid with " + a.cfg.EmbedModel
 	}
+	for _, v := range variants {
+		methods += ", " + v.Name
+	}
 	prog.printf("measuring %d contracts, k = %d, %s", len(files), f.k, methods)
 	last, started := time.Time{}, time.Now()
 	rep, err := eval.Retrieval(ctx, store, set, eval.RetrievalOptions{
 		Files: files, K: f.k, Chunk: retrieve.ChunkOptions{Max: f.maxChunk},
-		Embedder: embedder, EmbedModel: a.cfg.EmbedModel, Logger: a.log,
+		Embedder: embedder, EmbedModel: a.cfg.EmbedModel, Logger: a.log, Variants: variants,
 		Progress: func(p eval.RetrievalProgress) {
 			// A line every five seconds at most, and the last one of each stage.
 			if p.Done < p.Total && time.Since(last) < 5*time.Second {
@@ -125,4 +144,45 @@ func (a *app) runEvalRetrieval(cmd *cobra.Command, f evalRetrievalFlags) error {
 		func(w io.Writer) error { return eval.WriteRetrievalText(w, rep) },
 		func(w io.Writer) error { return eval.WriteRetrievalMarkdown(w, rep) },
 		func(w io.Writer) error { return eval.WriteRetrievalHTML(w, rep) })
+}
+
+// retrievalVariant reads one --variants name: stages joined by +.
+func (a *app) retrievalVariant(ctx context.Context, name string, lex retrieve.Lexical, haveEmbedder bool) (eval.RetrievalVariant, error) {
+	v := eval.RetrievalVariant{Name: strings.TrimSpace(name)}
+	var exps retrieve.Expanders
+	for st := range strings.SplitSeq(v.Name, "+") {
+		switch strings.TrimSpace(st) {
+		case "hybrid":
+			if !haveEmbedder {
+				return v, fmt.Errorf("--variants %s: hybrid needs --embed-model", name)
+			}
+			v.Hybrid = true
+		case "expand":
+			exps = append(exps, retrieve.DefaultThesaurus())
+		case "expand-model", "rerank-model":
+			m, err := a.openModel(ctx)
+			if err != nil {
+				return v, fmt.Errorf("--variants %s: %w", name, err)
+			}
+			if st == "expand-model" {
+				exps = append(exps, retrieve.ModelExpander{Model: m, Temperature: new(0.0)})
+			} else {
+				v.Options.Reranker = retrieve.ModelReranker{Model: m, Temperature: new(0.0)}
+			}
+		case "rerank":
+			v.Options.Reranker = lex
+		case "dedup":
+			v.Options.Dedup = true
+		case "sections":
+			v.Options.Sections = true
+		default:
+			return v, fmt.Errorf("--variants %s: unknown stage %q; want hybrid, expand, expand-model, rerank, rerank-model, dedup or sections joined by +", name, st)
+		}
+	}
+	if len(exps) == 1 {
+		v.Options.Expander = exps[0]
+	} else if len(exps) > 1 {
+		v.Options.Expander = exps
+	}
+	return v, nil
 }

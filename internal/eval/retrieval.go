@@ -193,9 +193,21 @@ type RetrievalOptions struct {
 	// an error: hybrid numbers are never silently BM25's.
 	Embedder   llm.Embedder
 	EmbedModel string
+	// Variants are further methods measured beside BM25 (and hybrid): the
+	// Searcher clause_search uses with other stages switched on.
+	Variants []RetrievalVariant
 	// Progress, when set, is called as contracts are stored and queries run.
 	Progress func(RetrievalProgress)
 	Logger   *slog.Logger
+}
+
+// RetrievalVariant is one more method to measure: a retrieve.Searcher with
+// Options (Embedder and Model are filled in from RetrievalOptions when
+// Hybrid is set, and cleared otherwise).
+type RetrievalVariant struct {
+	Name    string
+	Hybrid  bool
+	Options retrieve.Options
 }
 
 // RetrievalProgress reports Retrieval's advance.
@@ -299,13 +311,31 @@ func Retrieval(ctx context.Context, store graph.Store, set *RetrievalSet, opts R
 		}
 	}
 	rep := &RetrievalReport{K: opts.K, MaxChunkBytes: opts.Chunk.Max, Methods: []string{MethodBM25}, EmbedModel: opts.EmbedModel}
-	var searcher *retrieve.Searcher
+	searchers := map[string]*retrieve.Searcher{}
+	var counting llm.Embedder
 	if opts.Embedder != nil {
-		searcher = retrieve.NewSearcher(store, &countingEmbedder{e: opts.Embedder, usage: &rep.EmbedUsage}, opts.Logger)
+		counting = &countingEmbedder{e: opts.Embedder, usage: &rep.EmbedUsage}
+		searcher := retrieve.New(store, retrieve.Options{Embedder: counting, Model: opts.EmbedModel, Log: opts.Logger})
 		if !searcher.Hybrid() {
 			return nil, errors.New("retrieval: the store cannot search vectors, so the hybrid method cannot be measured")
 		}
 		rep.Methods = append(rep.Methods, MethodHybrid)
+		searchers[MethodHybrid] = searcher
+	}
+	for _, v := range opts.Variants {
+		if v.Name == "" || slices.Contains(rep.Methods, v.Name) {
+			return nil, fmt.Errorf("retrieval: variant %q: empty or repeated name", v.Name)
+		}
+		o := v.Options
+		o.Embedder, o.Model, o.Log = nil, "", opts.Logger
+		if v.Hybrid {
+			if counting == nil {
+				return nil, fmt.Errorf("retrieval: variant %s is hybrid but no embedder is configured", v.Name)
+			}
+			o.Embedder, o.Model = counting, opts.EmbedModel
+		}
+		rep.Methods = append(rep.Methods, v.Name)
+		searchers[v.Name] = retrieve.New(store, o)
 	}
 
 	started := time.Now()
@@ -386,7 +416,7 @@ func Retrieval(ctx context.Context, store graph.Store, set *RetrievalSet, opts R
 				if m == MethodBM25 {
 					hits, err = store.SearchClauses(ctx, q)
 				} else {
-					hits, err = searcher.Search(ctx, q)
+					hits, err = searchers[m].Search(ctx, q)
 				}
 				if err != nil {
 					return nil, fmt.Errorf("retrieval: %s query for %s / %s: %w", m, id, cat, err)

@@ -248,6 +248,20 @@ type ClauseHit struct {
 	End        int     `json:"end"`
 	Verified   bool    `json:"verified"`
 	Score      float64 `json:"score"`
+	// Section is the enclosing section of a located passage (its heading
+	// and byte span in the contract text), when the searcher was asked for
+	// it and the passage is not already the whole section. Stores leave it
+	// nil.
+	Section *Section `json:"section,omitempty"`
+}
+
+// Section is the numbered or titled section of a contract text that holds a
+// passage: from its heading to the next heading of the same or a higher
+// level. get_contract's text_offset reads it.
+type Section struct {
+	Heading string `json:"heading"`
+	Start   int    `json:"start"`
+	End     int    `json:"end"`
 }
 
 // SummaryOnly reports whether the hit is a clause's summary rather than
