@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/retrieve"
 	"github.com/contractgraph/contractgraph/internal/statute"
 )
 
@@ -60,6 +62,9 @@ type StatuteSearchResult struct {
 	// then says). A query that cannot be embedded is an error, not a
 	// silent BM25 ranking.
 	Ranking string `json:"ranking"`
+	// Reranked tells that a second stage ordered the candidates again
+	// (StatuteOptions.Reranker); scores are then the reranker's.
+	Reranked bool `json:"reranked,omitempty"`
 	// Note says why an embedding model is configured but the ranking is
 	// BM25 alone.
 	Note string `json:"note,omitempty"`
@@ -88,7 +93,25 @@ type StatuteOptions struct {
 	// (graph.StatuteVectorStore), makes statute_search fuse vector
 	// similarity with BM25 by reciprocal rank fusion.
 	Embedder llm.Embedder
+	// Expander widens each query (its phrases are searched too and weigh
+	// less in reranking); nil means none. Its errors leave the query as
+	// given.
+	Expander retrieve.Expander
+	// Reranker orders the first RerankDepth candidates again by their
+	// heading and text; nil keeps the first stage's order, as does any
+	// error of the reranker (a model failing).
+	Reranker retrieve.Reranker
+	// RerankDepth is how many candidates Reranker sees; 0 means
+	// DefaultStatuteRerankDepth, at most graph.StatuteStoreLimits.Max.
+	RerankDepth int
 }
+
+// DefaultStatuteRerankDepth is how many statute candidates are reranked.
+const DefaultStatuteRerankDepth = 20
+
+// statuteRerankBytes bounds the text of a statute a reranker reads: its
+// heading and the start of its text, where a section states its subject.
+const statuteRerankBytes = 3 << 10
 
 // StatuteTools are statute_search and get_statute over a statute store.
 // They are separate from the contract tools because the statute knowledge
@@ -98,11 +121,18 @@ type StatuteTools struct {
 	excerptBytes int
 	embedder     llm.Embedder
 	vectors      graph.StatuteVectorStore // nil unless hybrid search is possible
+	expander     retrieve.Expander
+	reranker     retrieve.Reranker
+	rerankDepth  int
 }
 
 // NewStatuteTools returns the statute tools over store.
 func NewStatuteTools(store graph.StatuteStore, opts StatuteOptions) *StatuteTools {
-	t := &StatuteTools{store: store, excerptBytes: opts.ExcerptBytes}
+	t := &StatuteTools{store: store, excerptBytes: opts.ExcerptBytes, expander: opts.Expander, reranker: opts.Reranker, rerankDepth: opts.RerankDepth}
+	if t.rerankDepth <= 0 {
+		t.rerankDepth = DefaultStatuteRerankDepth
+	}
+	t.rerankDepth = min(t.rerankDepth, graph.StatuteStoreLimits.Max)
 	if t.excerptBytes <= 0 {
 		t.excerptBytes = DefaultStatuteExcerptBytes
 	}
@@ -144,12 +174,19 @@ func (t *StatuteTools) Search(ctx context.Context, in StatuteSearchInput) (Statu
 		return StatuteSearchResult{}, err
 	}
 	// In hybrid mode each ranking contributes a deeper list to the fusion,
-	// as deep as a StatuteStore's searches go.
+	// as deep as a StatuteStore's searches go; a reranker sees its depth.
 	depth := limit
 	if t.vectors != nil {
 		depth = min(graph.StatuteStoreLimits.Max, 3*limit)
 	}
-	hits, err := t.store.SearchStatutes(ctx, graph.StatuteQuery{Query: query, Jurisdiction: jur, Limit: depth})
+	if t.reranker != nil {
+		depth = max(depth, t.rerankDepth)
+	}
+	storeQuery, exps := query, t.expand(ctx, query)
+	if len(exps) > 0 {
+		storeQuery = query + " " + strings.Join(exps, " ")
+	}
+	hits, err := t.store.SearchStatutes(ctx, graph.StatuteQuery{Query: storeQuery, Jurisdiction: jur, Limit: depth})
 	if err != nil {
 		return StatuteSearchResult{}, fmt.Errorf("%s: %w", NameStatuteSearch, err)
 	}
@@ -163,14 +200,53 @@ func (t *StatuteTools) Search(ctx context.Context, in StatuteSearchInput) (Statu
 	case t.vectors != nil:
 		note = noStatuteVectorsNote
 	}
+	reranked := false
+	if t.reranker != nil && len(hits) > 1 {
+		hits, reranked = t.rerank(ctx, retrieve.RerankQuery{Text: query, Expansions: exps}, hits[:min(len(hits), t.rerankDepth)])
+	}
 	hits = hits[:min(limit, len(hits))]
-	out := StatuteSearchResult{Statutes: make([]StatutePassage, 0, len(hits)), Ranking: ranking, Note: note}
+	out := StatuteSearchResult{Statutes: make([]StatutePassage, 0, len(hits)), Ranking: ranking, Reranked: reranked, Note: note}
 	for _, h := range hits {
 		p := passage(&h.Statute, query, t.excerptBytes)
 		p.Score = h.Score
 		out.Statutes = append(out.Statutes, p)
 	}
 	return out, nil
+}
+
+// expand returns the expander's phrases for query; an expander's error
+// leaves whatever phrases it returned (none from a failed model).
+func (t *StatuteTools) expand(ctx context.Context, query string) []string {
+	if t.expander == nil {
+		return nil
+	}
+	ps, _ := t.expander.Expand(ctx, query)
+	return ps[:min(len(ps), retrieve.MaxExpansions)]
+}
+
+// rerank orders hits by t.reranker over each statute's heading and the
+// start of its text; on the reranker's error it returns hits unchanged.
+func (t *StatuteTools) rerank(ctx context.Context, q retrieve.RerankQuery, hits []graph.StatuteHit) ([]graph.StatuteHit, bool) {
+	texts := make([]string, len(hits))
+	for i, h := range hits {
+		text := h.Statute.Text
+		if len(text) > statuteRerankBytes {
+			text = text[:statuteRerankBytes]
+		}
+		texts[i] = h.Statute.Heading + "\n" + text
+	}
+	order, scores, err := t.reranker.Rerank(ctx, q, texts)
+	if err != nil {
+		return hits, false
+	}
+	out, sc := retrieve.ApplyOrder(hits, order, scores)
+	for i := range out {
+		if math.IsNaN(sc[i]) {
+			sc[i] = 0
+		}
+		out[i].Score = sc[i]
+	}
+	return out, true
 }
 
 // rrfK is the rank constant of reciprocal rank fusion.
