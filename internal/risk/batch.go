@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/contractgraph/contractgraph/internal/textmatch"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
@@ -84,17 +88,75 @@ func (r *run) batch(ctx context.Context, rep *Report, rules []Rule) ([]Item, err
 	return items, nil
 }
 
+// passageQueryWords bounds the words of a passage's statute query (the
+// statute stores search at most 32 terms).
+const passageQueryWords = 24
+
+// contractWords are words nearly every contract passage uses; they say
+// nothing about which statute applies, so passage queries leave them out.
+var contractWords = map[string]bool{
+	"agreement": true, "agreements": true, "party": true, "parties": true, "shall": true, "may": true,
+	"hereof": true, "herein": true, "hereto": true, "hereunder": true, "thereof": true, "section": true,
+	"sections": true, "including": true, "without": true, "other": true, "each": true, "under": true,
+	"provided": true, "pursuant": true, "set": true, "forth": true, "upon": true, "all": true, "its": true,
+	"any": true, "such": true, "have": true, "has": true, "been": true, "date": true, "term": true,
+}
+
+// passageQuery is the statute query for one passage, built from the
+// passage's own words: the rule keywords it contains first, then its other
+// words by how often it uses them (ties in text order), leaving out stop
+// words, words of every contract and words under three letters. So each
+// passage retrieves the statutes its own subject matches, not the rules'
+// shared vocabulary.
+func passageQuery(text string, rules []Rule) string {
+	lower := strings.ToLower(text)
+	seen := map[string]bool{}
+	var out []string
+	for _, ru := range rules {
+		for _, k := range terms(ru.Keywords...) {
+			if !seen[k] && !contractWords[k] && strings.Contains(lower, k) && len(out) < passageQueryWords/3 {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	count := map[string]int{}
+	var order []string
+	for _, w := range strings.FieldsFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if utf8.RuneCountInString(w) < 3 || textmatch.StopWord(w) || contractWords[w] || seen[w] || isNumber(w) {
+			continue
+		}
+		if count[w] == 0 {
+			order = append(order, w)
+		}
+		count[w]++
+	}
+	slices.SortStableFunc(order, func(a, b string) int { return count[b] - count[a] })
+	for _, w := range order {
+		if len(out) == passageQueryWords {
+			break
+		}
+		out = append(out, w)
+	}
+	return clip(strings.Join(out, " "), 450)
+}
+
+func isNumber(w string) bool {
+	for _, r := range w {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
 // analysePassage retrieves statutes for one passage and asks the model for
 // its risk items. Clause offsets are located near the passage. Items with
 // an unknown rule or risk level are returned as dropped, with the reason.
 func (r *run) analysePassage(ctx context.Context, p passage, rules []Rule, known map[string]bool) ([]Item, []RemovedItem, error) {
 	data := batchPrompt{ContractID: r.in.Contract.ID, HasStatutes: r.statutes != nil, Rules: rules, Start: p.Start, End: p.End, Text: p.Text}
 	if r.statutes != nil {
-		var words []string
-		for _, ru := range rules {
-			words = append(words, ru.Keywords...)
-		}
-		res, err := r.statutes.Search(ctx, tools.StatuteSearchInput{Query: clip(strings.Join(words, " "), 450), Jurisdiction: r.in.Jurisdiction, Limit: batchStatutes})
+		res, err := r.statutes.Search(ctx, tools.StatuteSearchInput{Query: passageQuery(p.Text, rules), Jurisdiction: r.in.Jurisdiction, Limit: batchStatutes})
 		var ae *tools.ArgError
 		switch {
 		case errors.As(err, &ae):

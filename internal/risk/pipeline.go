@@ -13,6 +13,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/retrieve"
 	"github.com/contractgraph/contractgraph/internal/textmatch"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
@@ -44,6 +45,11 @@ type Deps struct {
 	// Embedder, when set, makes statute_search hybrid (BM25 fused with
 	// vector similarity) on a store that keeps statute embeddings.
 	Embedder llm.Embedder
+	// StatuteExpander and StatuteReranker are statute_search's expansion
+	// and rerank stages (tools.StatuteOptions), for the analyst's searches
+	// and the batch passages' alike; nil leaves each off.
+	StatuteExpander retrieve.Expander
+	StatuteReranker retrieve.Reranker
 	// Schemas is how the analyst's tools are described to Model: compact
 	// for a small local model, as for the agent (cmd resolves
 	// --tool-schemas for both).
@@ -159,7 +165,9 @@ func (r *run) execute(ctx context.Context, rep *Report) error {
 	rep.CitationsChecked = store != nil
 	r.check = newChecker(r.in.Contract.Text, store)
 	if store != nil {
-		r.statutes = tools.NewStatuteTools(store, tools.StatuteOptions{Embedder: r.deps.Embedder})
+		r.statutes = tools.NewStatuteTools(store, tools.StatuteOptions{
+			Embedder: r.deps.Embedder, Expander: r.deps.StatuteExpander, Reranker: r.deps.StatuteReranker,
+		})
 	}
 
 	r.progress(Progress{Stage: "rules", Message: "generating risk rules"})
