@@ -96,8 +96,28 @@ type DeadlineSearcher interface {
 // contract has no dated deadline, last "" when it has no last one). A
 // timeline can have a deadline from lo to hi only when first <= hi and
 // (last is "" or last >= lo).
+//
+// With unverified timeline values (contract.UnverifiedValues) the bounds
+// cover both the timeline with them and the one without them, so that the
+// stored bounds hold whichever a query reads (Filter.IncludeUnverified).
 func DeadlineBounds(c *contract.Contract) (first, last string) {
-	return contract.TimelineOf(c).Bounds()
+	first, last = contract.TimelineOf(c).Bounds()
+	list := contract.UnverifiedValues(c)
+	if len(list) == 0 {
+		return first, last
+	}
+	f2, l2 := contract.TimelineOf(contract.WithoutUnverified(c, list)).Bounds()
+	switch {
+	case f2 == "":
+		return first, last
+	case first == "":
+		return f2, l2
+	}
+	first = min(first, f2)
+	if last != "" && (l2 == "" || l2 > last) {
+		last = l2
+	}
+	return first, last
 }
 
 // NoticeRange returns the range f's notice-deadline filter asks for (open

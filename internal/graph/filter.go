@@ -59,6 +59,13 @@ type Filter struct {
 	// term by term) in the range; either end may be open.
 	MinNoticeDeadline string `json:"min_notice_deadline,omitempty" jsonschema:"Only contracts with a notice deadline (the last day to give notice of non-renewal, or to exercise a renewal option; automatic renewals rolled forward term by term) on or after this date (YYYY-MM-DD, inclusive)."`
 	MaxNoticeDeadline string `json:"max_notice_deadline,omitempty" jsonschema:"Only contracts with a notice deadline on or before this date (YYYY-MM-DD, inclusive)."`
+	// IncludeUnverified makes the other conditions, and the ordering,
+	// grouping and metric of the query, read unverified values too
+	// (contract.UnverifiedValues: a value whose evidence quote was not found
+	// in the text or does not state it). By default such a value is treated
+	// as missing: an unverified effective date matches no date range, is in
+	// no year's group and an unverified amount is in no sum.
+	IncludeUnverified bool `json:"include_unverified,omitempty" jsonschema:"Also use values whose evidence could not be verified (the extraction's quote was not found in the contract text, or does not state the value). By default such values are treated as missing in every filter, ordering, grouping and metric; results mark them as unverified either way." compact:"also use unverified values"`
 	// ContractIDs restricts to these ids when non-empty. It is not a tool
 	// argument: clause_search's contract_id and the risk review's scope set it.
 	ContractIDs []string `json:"-"`
@@ -177,6 +184,7 @@ func (f Filter) Normalize(today string) (Filter, error) {
 	if g.RenewalKind, err = ParseRenewalKind("renewal_kind", f.RenewalKind); err != nil {
 		return Filter{}, err
 	}
+	g.IncludeUnverified = f.IncludeUnverified
 	if len(f.ContractIDs) > 0 {
 		g.ContractIDs = slices.Clone(f.ContractIDs)
 	}
@@ -184,10 +192,20 @@ func (f Filter) Normalize(today string) (Filter, error) {
 }
 
 // Unrestricted reports whether f matches every contract: it sets no
-// condition (AsOf alone is none). It compares the whole struct, so a new
-// field needs no change here.
+// condition (AsOf and IncludeUnverified alone are none). It compares the
+// whole struct, so a new field needs no change here.
 func (f Filter) Unrestricted() bool {
-	return reflect.DeepEqual(f, Filter{AsOf: f.AsOf})
+	return reflect.DeepEqual(f, Filter{AsOf: f.AsOf, IncludeUnverified: f.IncludeUnverified})
+}
+
+// Facts returns c as f's queries see it: c itself with IncludeUnverified,
+// otherwise c without the values in unverified (contract.WithoutUnverified).
+// Backends that work a query out in Go (deadlines) call it on what they read.
+func (f Filter) Facts(c *contract.Contract, unverified []contract.Unverified) *contract.Contract {
+	if f.IncludeUnverified {
+		return c
+	}
+	return contract.WithoutUnverified(c, unverified)
 }
 
 // ArgError reports an invalid query argument: which field (its JSON name),

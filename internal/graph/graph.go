@@ -74,6 +74,10 @@ type ContractSummary struct {
 	GoverningLaw  *contract.Location `json:"governing_law,omitempty"`
 	Parties       []PartyRef         `json:"parties"`
 	ClauseTypes   []string           `json:"clause_types"`
+	// Unverified lists the values above whose evidence could not be
+	// verified (contract.UnverifiedValues), shown whether or not the query
+	// used them (Filter.IncludeUnverified).
+	Unverified []contract.Unverified `json:"unverified,omitempty"`
 }
 
 // PartyRef is a party as listed on a contract summary.

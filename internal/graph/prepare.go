@@ -49,6 +49,15 @@ type Prepared struct {
 	// belong to Contract.Parties[i].
 	Keys      []string
 	MatchKeys []string
+	// Unverified is contract.UnverifiedValues of Contract: what backends
+	// mark so that queries leave those values out (Filter.IncludeUnverified)
+	// and results flag them.
+	Unverified []contract.Unverified
+}
+
+// UnverifiedParty reports whether Contract.Parties[i] is unverified.
+func (p *Prepared) UnverifiedParty(i int) bool {
+	return contract.UnverifiedParty(p.Unverified, p.Contract.Parties[i].Name) != ""
 }
 
 // Prepare validates c and returns its canonical form, which is what is
@@ -229,6 +238,7 @@ func Prepare(in *contract.Contract) (*Prepared, error) {
 	sum := sha256.Sum256(b)
 	p.Contract = &c
 	p.Hash = hex.EncodeToString(sum[:])
+	p.Unverified = contract.UnverifiedValues(&c)
 	return p, nil
 }
 

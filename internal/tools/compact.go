@@ -171,6 +171,9 @@ func compactFilters(s *jsonschema.Schema, listTypes bool) {
 	// is still taken here, but not spelled out for a small model.
 	delete(s.Properties, "min_notice_deadline")
 	delete(s.Properties, "max_notice_deadline")
+	// Unverified values are for a person who asks for them; a small
+	// model's answers rest on the verified ones (still accepted here).
+	delete(s.Properties, "include_unverified")
 }
 
 // filterNames are the JSON names of the shared filters.

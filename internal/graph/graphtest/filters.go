@@ -16,7 +16,7 @@ import (
 type FilterCase struct {
 	Field  string // the graph.Filter field's JSON name (its Go name when it has none)
 	Filter graph.Filter
-	Want   []string // sorted contract ids; never empty, never every contract
+	Want   []string // sorted contract ids of Fixture and UnverifiedContract; never empty, never every contract
 }
 
 // FilterCases has one case per field of graph.Filter. The suite fails when
@@ -53,6 +53,9 @@ func FilterCases() []FilterCase {
 		// c01's first notice is 2021-09-14.
 		{"max_notice_deadline", graph.Filter{MaxNoticeDeadline: "2020-12-31"}, []string{"c05", "c09"}},
 		{"ContractIDs", graph.Filter{ContractIDs: []string{"c02", "c05"}}, []string{"c02", "c05"}},
+		// Only c13 (UnverifiedContract) has an effective date this late,
+		// unverified; every other case leaves c13 out by default.
+		{"include_unverified", graph.Filter{IncludeUnverified: true, MinEffectiveDate: "2090-01-01"}, []string{"c13"}},
 	}
 }
 
@@ -70,11 +73,12 @@ func filterFieldName(f reflect.StructField) string {
 // contract's text, as one embedded chunk.
 func coveragePassage(id string) string { return "Liability passage of contract " + id + "." }
 
-// coverageFixture is Fixture with one embedded chunk per contract, so that
-// clause search and vector search can reach every contract. The passage is
-// appended to the text, which keeps the existing spans valid.
+// coverageFixture is Fixture and UnverifiedContract with one embedded
+// chunk per contract, so that clause search and vector search can reach
+// every contract. The passage is appended to the text, which keeps the
+// existing spans valid.
 func coverageFixture() []*contract.Contract {
-	cs := Fixture()
+	cs := append(Fixture(), UnverifiedContract())
 	for _, c := range cs {
 		p := coveragePassage(c.ID)
 		if c.Text != "" {
@@ -106,7 +110,7 @@ func testFilterCoverage(t *testing.T, s graph.Store) {
 	for _, c := range FilterCases() {
 		cases[c.Field] = c
 	}
-	all := len(Fixture())
+	all := len(coverageFixture())
 	for f := range reflect.TypeFor[graph.Filter]().Fields() {
 		name := filterFieldName(f)
 		c, ok := cases[name]

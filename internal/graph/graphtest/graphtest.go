@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store) {
 		defer s.Close()
 		testFilterCoverage(t, s)
 	})
+	t.Run("Unverified", func(t *testing.T) { testUnverified(t, open) })
 	t.Run("PartyNamesOrderIndependent", func(t *testing.T) { testPartyNameOrder(t, open) })
 	t.Run("Idempotent", func(t *testing.T) { testIdempotent(t, load(t)) })
 	t.Run("Update", func(t *testing.T) { testUpdate(t, load(t)) })

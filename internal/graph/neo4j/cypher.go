@@ -136,35 +136,55 @@ func (f *compiledFilter) match() string {
 func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, error) {
 	cf := &compiledFilter{source: "MATCH (c:Contract)"}
 	add := func(cond string) { cf.conds = append(cf.conds, cond) }
+	// Each condition on a field's value also needs the value verified,
+	// unless the filter includes unverified values.
+	x := facts{f.IncludeUnverified}
+	flagged := map[string]bool{}
+	verified := func(field string) {
+		if cond := x.verified(field); cond != "" && !flagged[field] {
+			flagged[field] = true
+			add(cond)
+		}
+	}
 	if f.MinEffectiveDate != "" {
 		add("c.effective_date >= " + p.add(f.MinEffectiveDate))
+		verified(contract.FieldEffectiveDate)
 	}
 	if f.MaxEffectiveDate != "" {
 		add("c.effective_date <= " + p.add(f.MaxEffectiveDate))
+		verified(contract.FieldEffectiveDate)
 	}
 	if f.MinEndDate != "" {
 		add("c.end_date >= " + p.add(f.MinEndDate))
+		verified(contract.FieldEndDate)
 	}
 	if f.MaxEndDate != "" {
 		add("c.end_date <= " + p.add(f.MaxEndDate))
+		verified(contract.FieldEndDate)
 	}
 	if f.ContractType != "" {
 		add("c.contract_type = " + p.add(f.ContractType))
+		verified(contract.FieldContractType)
 	}
 	for _, party := range f.Parties {
 		// A party matches by containment of its name's or any alias's match key.
-		add("EXISTS { MATCH (fp:Party)-[:PARTY_TO]->(c) WHERE any(k IN fp.match_keys WHERE k CONTAINS " +
-			p.add(contract.MatchKey(party)) + ") }")
+		cond := "any(k IN fp.match_keys WHERE k CONTAINS " + p.add(contract.MatchKey(party)) + ")"
+		if v := x.party("fr"); v != "" {
+			cond = v + " AND " + cond
+		}
+		add("EXISTS { MATCH (fp:Party)-[fr:PARTY_TO]->(c) WHERE " + cond + " }")
 	}
 	if f.PartyCountry != "" {
 		// party_countries holds the distinct PARTY_TO countries (see put.go).
-		add(p.add(f.PartyCountry) + " IN c.party_countries")
+		add(p.add(f.PartyCountry) + " IN " + x.partyCountries())
 	}
 	if f.GoverningLawCountry != "" {
 		add("EXISTS { MATCH (c)-[:HAS_GOVERNING_LAW]->(fl:Location) WHERE fl.country = " + p.add(f.GoverningLawCountry) + " }")
+		verified(contract.FieldGoverningLaw)
 	}
 	if f.GoverningLawState != "" {
 		add("EXISTS { MATCH (c)-[:HAS_GOVERNING_LAW]->(fl:Location) WHERE fl.state = " + p.add(f.GoverningLawState) + " }")
+		verified(contract.FieldGoverningLaw)
 	}
 	if f.Active != nil {
 		if f.AsOf == "" {
@@ -175,6 +195,7 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 		} else {
 			add("c.end_date < " + p.add(f.AsOf))
 		}
+		verified(contract.FieldEndDate)
 	}
 	if m := f.Monetary; m != nil {
 		op, v, err := m.Comparison()
@@ -182,9 +203,11 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 			return nil, err
 		}
 		add("c.total_amount " + op + " " + p.add(v))
+		verified(contract.FieldTotalAmount)
 	}
 	if f.Currency != "" {
 		add("c.currency = " + p.add(f.Currency))
+		verified(contract.FieldTotalAmount)
 	}
 	for _, t := range f.ClauseTypes {
 		// clause_kinds holds the types and groups of the contract's clauses
@@ -197,6 +220,7 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 	}
 	if f.RenewalKind != "" {
 		add("c.renewal_kind = " + p.add(f.RenewalKind))
+		verified(contract.FieldRenewalKind)
 	}
 	if _, _, ok := f.NoticeRange(); ok {
 		// Rolling renewals forward is Go's (Store.resolveFilter).
@@ -236,13 +260,14 @@ func luceneQuery(text string, all bool) string {
 	return strings.Join(words, " ")
 }
 
-// orderProperties is the allow-list of contract orderings.
-var orderProperties = map[string]string{
-	graph.OrderEffectiveDate: "c.effective_date",
-	graph.OrderEndDate:       "c.end_date",
-	graph.OrderTotalAmount:   "c.total_amount",
-	graph.OrderDurationDays:  "c.duration_days",
-	graph.OrderPartyCount:    "c.party_count",
+// orderProperties is the allow-list of contract orderings, with the
+// field whose unverified value orders as a missing one ("" for none).
+var orderProperties = map[string]struct{ prop, field string }{
+	graph.OrderEffectiveDate: {"c.effective_date", contract.FieldEffectiveDate},
+	graph.OrderEndDate:       {"c.end_date", contract.FieldEndDate},
+	graph.OrderTotalAmount:   {"c.total_amount", contract.FieldTotalAmount},
+	graph.OrderDurationDays:  {"c.duration_days", contract.FieldDuration},
+	graph.OrderPartyCount:    {"c.party_count", ""},
 }
 
 // contractSearch is a compiled contract_search: the count and the examples,
@@ -262,9 +287,13 @@ func compileContractSearch(q graph.ContractQuery) (contractSearch, error) {
 	if orderBy == "" {
 		orderBy, desc = graph.OrderEffectiveDate, true
 	}
-	prop, ok := orderProperties[orderBy]
+	o, ok := orderProperties[orderBy]
 	if !ok {
 		return contractSearch{}, graph.UnknownValue("order_by", q.OrderBy, graph.ContractOrders)
+	}
+	prop := o.prop
+	if o.field != "" {
+		prop = facts{q.IncludeUnverified}.value(o.field, o.prop)
 	}
 	dir := "ASC"
 	if desc {
@@ -291,7 +320,7 @@ func compileContractSearch(q graph.ContractQuery) (contractSearch, error) {
 }
 
 // summaryProjection returns one contract_search example of c.
-const summaryProjection = `c.id AS contract_id, c.title AS title, c.contract_type AS contract_type,
+const summaryProjection = `c.id AS contract_id, c.title AS title, c.contract_type AS contract_type, c.unverified_values AS unverified_values,
  c.summary AS summary, c.scope AS scope, c.effective_date AS effective_date, c.end_date AS end_date,
  c.duration AS duration, c.duration_days AS duration_days, c.total_amount AS total_amount, c.currency AS currency,
  [(c)-[:HAS_GOVERNING_LAW]->(gl:Location) | gl {.country, .state, .city, .address}][0] AS governing_law,
@@ -307,38 +336,41 @@ type grouping struct {
 	multi   bool
 }
 
-const effectiveYear = "substring(c.effective_date, 0, 4)"
+const effectiveYear = "substring({effective_date}, 0, 4)"
 
-// groupings is the allow-list of aggregate groupings.
+// groupings is the allow-list of aggregate groupings. Patterns and keys
+// are templates of facts.cypher: an unverified value is in no group unless
+// the filter includes unverified values.
 var groupings = map[string]grouping{
-	graph.GroupContractType:  {key: "c.contract_type"},
+	graph.GroupContractType:  {key: "{contract_type}"},
 	graph.GroupEffectiveYear: {key: effectiveYear},
 	graph.GroupEffectiveMonth: {
-		key: "substring(c.effective_date, 0, 7)",
+		key: "substring({effective_date}, 0, 7)",
 	},
 	graph.GroupEffectiveQuarter: {
-		key: effectiveYear + " + '-Q' + toString((toInteger(substring(c.effective_date, 5, 2)) + 2) / 3)",
+		key: effectiveYear + " + '-Q' + toString((toInteger(substring({effective_date}, 5, 2)) + 2) / 3)",
 	},
-	graph.GroupEndYear:             {key: "substring(c.end_date, 0, 4)"},
-	graph.GroupParty:               {pattern: "MATCH (gp:Party)-[:PARTY_TO]->(c)", key: "gp.name", multi: true},
-	graph.GroupPartyCountry:        {pattern: "UNWIND c.party_countries AS pcountry", key: "pcountry"},
-	graph.GroupGoverningLawCountry: {pattern: "MATCH (c)-[:HAS_GOVERNING_LAW]->(gl:Location)", key: "gl.country"},
-	graph.GroupGoverningLawState:   {pattern: "MATCH (c)-[:HAS_GOVERNING_LAW]->(gl:Location)", key: "gl.state"},
+	graph.GroupEndYear:             {key: "substring({end_date}, 0, 4)"},
+	graph.GroupParty:               {pattern: "MATCH (gp:Party)-[gr:PARTY_TO]->(c){verified_party}", key: "gp.name", multi: true},
+	graph.GroupPartyCountry:        {pattern: "UNWIND {party_countries} AS pcountry", key: "pcountry"},
+	graph.GroupGoverningLawCountry: {pattern: "MATCH (c)-[:HAS_GOVERNING_LAW]->(gl:Location){verified_law}", key: "gl.country"},
+	graph.GroupGoverningLawState:   {pattern: "MATCH (c)-[:HAS_GOVERNING_LAW]->(gl:Location){verified_law}", key: "gl.state"},
 	graph.GroupClauseType:          {pattern: "MATCH (c)-[:HAS_CLAUSE]->(gcl:Clause)", key: "gcl.type", multi: true},
-	graph.GroupRenewalKind:         {key: "c.renewal_kind"},
+	graph.GroupRenewalKind:         {key: "{renewal_kind}"},
 }
 
 // metrics is the allow-list of aggregate metrics over a group's contracts
-// c. A sum over no values is null, as in SQL (Cypher's sum would say 0).
+// c, templates of facts.cypher (an unverified value is not measured). A
+// sum over no values is null, as in SQL (Cypher's sum would say 0).
 var metrics = map[string]string{
 	graph.MetricCount:           "toFloat(count(c))",
-	graph.MetricSumAmount:       "CASE WHEN count(c.total_amount) = 0 THEN null ELSE toFloat(sum(c.total_amount)) END",
-	graph.MetricAvgAmount:       "toFloat(avg(c.total_amount))",
-	graph.MetricMinAmount:       "toFloat(min(c.total_amount))",
-	graph.MetricMaxAmount:       "toFloat(max(c.total_amount))",
-	graph.MetricAvgDurationDays: "toFloat(avg(c.duration_days))",
-	graph.MetricMinDurationDays: "toFloat(min(c.duration_days))",
-	graph.MetricMaxDurationDays: "toFloat(max(c.duration_days))",
+	graph.MetricSumAmount:       "CASE WHEN count({total_amount}) = 0 THEN null ELSE toFloat(sum({total_amount})) END",
+	graph.MetricAvgAmount:       "toFloat(avg({total_amount}))",
+	graph.MetricMinAmount:       "toFloat(min({total_amount}))",
+	graph.MetricMaxAmount:       "toFloat(max({total_amount}))",
+	graph.MetricAvgDurationDays: "toFloat(avg({duration_days}))",
+	graph.MetricMinDurationDays: "toFloat(min({duration_days}))",
+	graph.MetricMaxDurationDays: "toFloat(max({duration_days}))",
 }
 
 // compileAggregate compiles q; see graph.AggregateQuery for its semantics.
@@ -357,6 +389,9 @@ func compileAggregate(q graph.AggregateQuery) (statement, error) {
 	if !ok {
 		return statement{}, graph.UnknownValue("metric", q.Metric, graph.Metrics)
 	}
+	x := facts{q.IncludeUnverified}
+	metric = x.cypher(metric)
+	cur := x.cypher("coalesce({currency}, '')")
 	p := params{}
 	f, err := compileFilter(p, q.Filter, summaryAsSource)
 	if err != nil {
@@ -370,7 +405,7 @@ func compileAggregate(q graph.AggregateQuery) (statement, error) {
 	}
 	if q.GroupBy == "" && money {
 		// One group per currency; "all" in no currency when none matches.
-		return statement{Cypher: f.match() + " WITH coalesce(c.currency, '') AS cur, count(c) AS n, " + metric + " AS v" +
+		return statement{Cypher: f.match() + " WITH " + cur + " AS cur, count(c) AS n, " + metric + " AS v" +
 			" ORDER BY v IS NULL, v " + dir + ", cur ASC" +
 			" WITH collect({key: 'all', currency: cur, count: n, value: v}) AS gs" +
 			" WITH CASE size(gs) WHEN 0 THEN [{key: 'all', currency: '', count: 0, value: null}] ELSE gs END AS gs" +
@@ -386,6 +421,7 @@ func compileAggregate(q graph.AggregateQuery) (statement, error) {
 	if !ok {
 		return statement{}, graph.UnknownValue("group_by", q.GroupBy, graph.Groupings)
 	}
+	g.pattern, g.key = x.cypher(g.pattern), x.cypher(g.key)
 	var b strings.Builder
 	b.WriteString(f.match())
 	if g.pattern != "" {
@@ -398,7 +434,7 @@ func compileAggregate(q graph.AggregateQuery) (statement, error) {
 	}
 	b.WriteString(" WHERE k IS NOT NULL AND k <> ''")
 	if money {
-		b.WriteString(" WITH k, coalesce(c.currency, '') AS cur, count(c) AS n, " + metric + " AS v")
+		b.WriteString(" WITH k, " + cur + " AS cur, count(c) AS n, " + metric + " AS v")
 		b.WriteString(" ORDER BY v IS NULL, v " + dir + ", k " + dir + ", cur ASC")
 		b.WriteString(" WITH collect({key: k, currency: cur, count: n, value: v}) AS gs")
 	} else {

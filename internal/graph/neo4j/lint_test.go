@@ -289,6 +289,15 @@ func TestCypherDump(t *testing.T) {
 	for _, metric := range graph.Metrics {
 		d.aggregate("aggregate all "+metric, graph.AggregateQuery{Metric: metric})
 	}
+	// With unverified values included, the groupings, metrics and orders
+	// read the stored properties as they are.
+	withUnverified := graph.Filter{IncludeUnverified: true, PartyCountry: "US"}
+	for _, group := range append([]string{""}, graph.Groupings...) {
+		d.aggregate("aggregate "+group+" sum_amount, include_unverified", graph.AggregateQuery{Filter: withUnverified, GroupBy: group, Metric: graph.MetricSumAmount})
+	}
+	for _, name := range graph.ContractOrders {
+		d.contract("contracts by "+name+", include_unverified", graph.ContractQuery{Filter: withUnverified, OrderBy: name, Limit: 3})
+	}
 	d.party("parties, every filter", graph.PartyQuery{Name: "acme", Country: "US", ContractType: "Supply", MinContracts: 2, Limit: 50})
 	d.party("parties by name", graph.PartyQuery{OrderBy: "name", Desc: true})
 	d.clause("clauses", graph.ClauseQuery{Query: "termination for convenience", Limit: 10})

@@ -423,6 +423,7 @@ func (w *rows) add(p *graph.Prepared) {
 	if len(countries) > 0 {
 		props["party_countries"] = countries
 	}
+	addUnverified(props, p)
 	w.contracts = append(w.contracts, map[string]any{"props": props})
 
 	if c.GoverningLaw != nil {
@@ -450,6 +451,9 @@ func (w *rows) add(p *graph.Prepared) {
 			})
 		}
 		rp := map[string]any{"ord": int64(i), "name": pr.Name}
+		if p.UnverifiedParty(i) {
+			rp["unverified"] = true
+		}
 		setString(rp, "role", pr.Role)
 		if pr.Location != nil {
 			lid := w.location(pr.Location)

@@ -41,7 +41,11 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 			return fmt.Errorf("examples: %w", err)
 		}
 		for _, r := range recs {
-			res.Examples = append(res.Examples, decodeSummary(r.AsMap()))
+			cs := decodeSummary(r.AsMap())
+			if cs.Unverified, err = decodeUnverified(r.AsMap()); err != nil {
+				return fmt.Errorf("contract %q: unverified values: %w", cs.ContractID, err)
+			}
+			res.Examples = append(res.Examples, cs)
 		}
 		return nil
 	})

@@ -12,6 +12,7 @@ var (
 		"extracted_by", "extracted_at", "text", "content_hash", "party_count", "usage_input_tokens",
 		"usage_output_tokens", "evidence", "clause_kinds", "party_countries",
 		"renewal_kind", "renewal_count", "termination_notice", "deadline_first", "deadline_last",
+		"unverified_fields", "unverified_values", "verified_party_countries",
 		// Party
 		"name", "normalized_name", "aliases", "match_keys", "contract_count", "alias_keys", "resolve_mark",
 		// Location
@@ -19,7 +20,7 @@ var (
 		// Clause and Chunk
 		"ord", "type", "group", "start", "end", "verified", "embedding", "embedding_model",
 		// PARTY_TO
-		"role", "location_id",
+		"role", "location_id", "unverified",
 		// Statute (besides id, text, content_hash and the embedding's)
 		"jurisdiction", "code", "number", "heading", "url",
 	}

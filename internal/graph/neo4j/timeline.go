@@ -43,7 +43,7 @@ const timelineInRange = "c.deadline_first <= $to AND (c.deadline_last IS NULL OR
 // deadline from $from to $to.
 const noticeCandidatesCypher = `MATCH (c:Contract) WHERE c.renewal_kind IN $kinds AND c.notice_period IS NOT NULL AND ` + timelineInRange + `
 RETURN c.id AS id, c.end_date AS end_date, c.renewal_kind AS renewal_kind, c.renewal_term AS renewal_term,
-	c.notice_period AS notice_period, c.renewal_count AS renewal_count`
+	c.notice_period AS notice_period, c.renewal_count AS renewal_count, c.unverified_fields AS unverified_fields`
 
 func noticeCandidates(lo, hi string) statement {
 	return statement{Cypher: noticeCandidatesCypher, Params: map[string]any{
@@ -69,7 +69,7 @@ func (s *Store) resolveFilter(ctx context.Context, f graph.Filter) (graph.Filter
 		m := r.AsMap()
 		c := &contract.Contract{ID: getString(m, "id"), EndDate: getString(m, "end_date"), RenewalKind: getString(m, "renewal_kind"),
 			RenewalTerm: getString(m, "renewal_term"), NoticePeriod: getString(m, "notice_period"), RenewalCount: int(getInt(m, "renewal_count"))}
-		if graph.HasNoticeDeadline(c, lo, hi) {
+		if graph.HasNoticeDeadline(f.Facts(c, unverifiedFields(m)), lo, hi) {
 			ids = append(ids, c.ID)
 		}
 	}
@@ -89,8 +89,19 @@ func compileDeadlineCandidates(q graph.DeadlineQuery) (statement, error) {
 		` RETURN c.id AS id, c.title AS title, c.effective_date AS effective_date, c.end_date AS end_date,
 	c.renewal_kind AS renewal_kind, c.renewal_term AS renewal_term, c.notice_period AS notice_period,
 	c.renewal_count AS renewal_count, c.termination_notice AS termination_notice, c.evidence AS evidence,
+	c.unverified_fields AS unverified_fields,
 	[(:Party)-[r:PARTY_TO]->(c) | [r.ord, r.name]] AS parties`
 	return statement{Cypher: cypher, Params: p}, nil
+}
+
+// unverifiedFields reads a record's unverified_fields as a list for
+// graph.Filter.Facts.
+func unverifiedFields(m map[string]any) []contract.Unverified {
+	var out []contract.Unverified
+	for _, f := range getStrings(m, "unverified_fields") {
+		out = append(out, contract.Unverified{Field: f})
+	}
+	return out
 }
 
 // SearchDeadlines answers deadline_search: the candidates' timelines are
@@ -154,7 +165,7 @@ func (s *Store) SearchDeadlines(ctx context.Context, q graph.DeadlineQuery) (gra
 		for _, p := range ps {
 			c.Parties = append(c.Parties, contract.PartyRole{Name: p.name})
 		}
-		cands = append(cands, c)
+		cands = append(cands, q.Facts(c, unverifiedFields(m)))
 	}
 	res, err := graph.CollectDeadlines(cands, q, limit, nil)
 	if err != nil {

@@ -42,34 +42,51 @@ type querier interface {
 // It reads the clause kind bits through q.
 func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, error) {
 	w := &where{}
+	// Each condition on a field's value also needs the value verified,
+	// unless the filter includes unverified values.
+	flagged := map[string]bool{}
+	verified := func(field string) {
+		if !f.IncludeUnverified && !flagged[field] {
+			flagged[field] = true
+			w.add("c.unverified & ? = 0", unverifiedBits[field])
+		}
+	}
+	party := factsSQL(f.IncludeUnverified, "{verified_party}")
 	if f.MinEffectiveDate != "" {
 		w.add("c.effective_date >= ?", f.MinEffectiveDate)
+		verified(contract.FieldEffectiveDate)
 	}
 	if f.MaxEffectiveDate != "" {
 		w.add("c.effective_date <= ?", f.MaxEffectiveDate)
+		verified(contract.FieldEffectiveDate)
 	}
 	if f.MinEndDate != "" {
 		w.add("c.end_date >= ?", f.MinEndDate)
+		verified(contract.FieldEndDate)
 	}
 	if f.MaxEndDate != "" {
 		w.add("c.end_date <= ?", f.MaxEndDate)
+		verified(contract.FieldEndDate)
 	}
 	if f.ContractType != "" {
 		w.add("c.contract_type = ?", f.ContractType)
+		verified(contract.FieldContractType)
 	}
 	for _, p := range f.Parties {
 		// A party matches by containment of its name's or any alias's match key.
-		w.add(`c.pk IN (SELECT cp.contract_pk FROM contract_parties cp WHERE cp.party_pk IN (`+partyMatchSQL+`))`,
+		w.add(`c.pk IN (SELECT cp.contract_pk FROM contract_parties cp WHERE `+party+` AND cp.party_pk IN (`+partyMatchSQL+`))`,
 			contract.MatchKey(p), contract.MatchKey(p))
 	}
 	if f.PartyCountry != "" {
-		w.add("c.pk IN (SELECT contract_pk FROM contract_parties WHERE country = ?)", f.PartyCountry)
+		w.add("c.pk IN (SELECT contract_pk FROM contract_parties WHERE country = ? AND "+party+")", f.PartyCountry)
 	}
 	if f.GoverningLawCountry != "" {
 		w.add("c.governing_law_pk IN (SELECT pk FROM locations WHERE country = ?)", f.GoverningLawCountry)
+		verified(contract.FieldGoverningLaw)
 	}
 	if f.GoverningLawState != "" {
 		w.add("c.governing_law_pk IN (SELECT pk FROM locations WHERE state = ?)", f.GoverningLawState)
+		verified(contract.FieldGoverningLaw)
 	}
 	if f.Active != nil {
 		if f.AsOf == "" {
@@ -80,6 +97,7 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 		} else {
 			w.add("c.end_date < ?", f.AsOf)
 		}
+		verified(contract.FieldEndDate)
 	}
 	if m := f.Monetary; m != nil {
 		op, v, err := m.Comparison()
@@ -87,9 +105,11 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 			return nil, err
 		}
 		w.add("c.total_amount "+op+" ?", v)
+		verified(contract.FieldTotalAmount)
 	}
 	if f.Currency != "" {
 		w.add("c.pk IN (SELECT contract_pk FROM contract_details WHERE currency = ?)", f.Currency)
+		verified(contract.FieldTotalAmount)
 	}
 	// Clause kinds with a bit are tested on the contract row; the others
 	// (unknown, or beyond the bits) through the clauses table.
@@ -134,9 +154,10 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 	}
 	if f.RenewalKind != "" {
 		w.add("c.pk IN (SELECT contract_pk FROM contract_timelines WHERE renewal_kind = ?)", f.RenewalKind)
+		verified(contract.FieldRenewalKind)
 	}
 	if lo, hi, ok := f.NoticeRange(); ok {
-		cond, args, err := noticeCondition(ctx, q, lo, hi)
+		cond, args, err := noticeCondition(ctx, q, f, lo, hi)
 		if err != nil {
 			return nil, err
 		}

@@ -213,14 +213,14 @@ var writeSQL = map[string]string{
 	"ownAliases":     `SELECT alias FROM party_aliases WHERE party_pk = ? AND alias_key = ?`,
 	"dropAlias":      `DELETE FROM party_aliases WHERE party_pk = ? AND alias = ?`,
 	"renameParty":    `UPDATE parties SET name = ?, match_key = ? WHERE pk = ?`,
-	"insContract":    `INSERT INTO contracts(pk, id, contract_type, effective_date, end_date, duration_days, total_amount, governing_law_pk, party_count, clause_bits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insContract":    `INSERT INTO contracts(pk, id, contract_type, effective_date, end_date, duration_days, total_amount, governing_law_pk, party_count, clause_bits, unverified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"kindBit":        `SELECT bit FROM clause_kinds WHERE kind = ?`,
 	"kindCount":      `SELECT count(*) FROM clause_kinds`,
 	"newKind":        `INSERT INTO clause_kinds(kind, bit) VALUES (?, ?)`,
-	"insDetails":     `INSERT INTO contract_details(contract_pk, title, summary, scope, duration, renewal_term, notice_period, currency, source_path, sha256, extracted_by, extracted_at, usage_input_tokens, usage_output_tokens, content_hash, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insDetails":     `INSERT INTO contract_details(contract_pk, title, summary, scope, duration, renewal_term, notice_period, currency, source_path, sha256, extracted_by, extracted_at, usage_input_tokens, usage_output_tokens, content_hash, provenance, unverified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insText":        `INSERT INTO contract_texts(contract_pk, text) VALUES (?, ?)`,
 	"insContractFTS": `INSERT INTO contract_fts(rowid, title, summary, scope) VALUES (?, ?, ?, ?)`,
-	"insRole":        `INSERT INTO contract_parties(contract_pk, ord, party_pk, name, role, location_pk, country, contract_type) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insRole":        `INSERT INTO contract_parties(contract_pk, ord, party_pk, name, role, location_pk, country, contract_type, unverified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insClause":      `INSERT INTO clauses(contract_pk, ord, id, type, grp, summary, text, start, "end", verified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insChunk":       `INSERT INTO chunks(contract_pk, ord, id, text, start, "end", verified, embedding, embedding_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"insPassageFTS":  `INSERT INTO passage_fts(rowid, text, summary) VALUES (?, ?, ?)`,
@@ -449,13 +449,13 @@ func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldP
 		}
 	}
 	newPK, err := w.insert(ctx, "insContract", pk, c.ID, null(c.ContractType), null(c.EffectiveDate), null(c.EndDate),
-		days, amount, lawPK, len(distinct), bits)
+		days, amount, lawPK, len(distinct), bits, unverifiedMask(p.Unverified))
 	if err != nil {
 		return err
 	}
 	err = w.exec(ctx, "insDetails", newPK, null(c.Title), null(c.Summary), null(c.Scope), null(c.Duration),
 		null(c.RenewalTerm), null(c.NoticePeriod), null(c.Currency), null(c.SourcePath), null(c.SHA256),
-		null(c.ExtractedBy), null(c.ExtractedAt), inTok, outTok, p.Hash, prov)
+		null(c.ExtractedBy), null(c.ExtractedAt), inTok, outTok, p.Hash, prov, unverifiedJSON(p.Unverified))
 	if err != nil {
 		return err
 	}
@@ -472,7 +472,7 @@ func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldP
 			}
 			locPK, country = v, null(pr.Location.Country)
 		}
-		if err := w.exec(ctx, "insRole", newPK, i, partyPKs[i], pr.Name, null(pr.Role), locPK, country, null(c.ContractType)); err != nil {
+		if err := w.exec(ctx, "insRole", newPK, i, partyPKs[i], pr.Name, null(pr.Role), locPK, country, null(c.ContractType), p.UnverifiedParty(i)); err != nil {
 			return fmt.Errorf("parties[%d]: %w", i, err)
 		}
 	}

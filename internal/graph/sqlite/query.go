@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -12,12 +13,13 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph"
 )
 
-// orderColumns is the allow-list of contract orderings.
+// orderColumns is the allow-list of contract orderings, as templates of
+// factsSQL (an unverified value orders as a missing one by default).
 var orderColumns = map[string]string{
-	graph.OrderEffectiveDate: "c.effective_date",
-	graph.OrderEndDate:       "c.end_date",
-	graph.OrderTotalAmount:   "c.total_amount",
-	graph.OrderDurationDays:  "c.duration_days",
+	graph.OrderEffectiveDate: "{effective_date}",
+	graph.OrderEndDate:       "{end_date}",
+	graph.OrderTotalAmount:   "{total_amount}",
+	graph.OrderDurationDays:  "{duration_days}",
 	graph.OrderPartyCount:    "c.party_count",
 }
 
@@ -49,6 +51,7 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 	if !ok {
 		return res, fmt.Errorf("search contracts: %w", graph.UnknownValue("order_by", q.OrderBy, graph.ContractOrders))
 	}
+	col = factsSQL(q.IncludeUnverified, col)
 	w, err := compileFilter(ctx, s.rdb, q.Filter)
 	if err != nil {
 		return res, fmt.Errorf("search contracts: %w", err)
@@ -97,6 +100,22 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 					EffectiveDate: c.EffectiveDate, EndDate: c.EndDate, Duration: c.Duration, DurationDays: c.DurationDays,
 					TotalAmount: c.TotalAmount, Currency: c.Currency, GoverningLaw: c.GoverningLaw,
 					Parties: []graph.PartyRef{}, ClauseTypes: []string{},
+				}
+				return nil
+			})
+		if err != nil {
+			return fmt.Errorf("examples: %w", err)
+		}
+		err = eachRow(ctx, tx, `SELECT contract_pk, unverified FROM contract_details WHERE unverified IS NOT NULL AND contract_pk IN (`+placeholders(len(pks))+`)`,
+			int64s(pks), func(r *sql.Rows) error {
+				var pk int64
+				var list string
+				if err := r.Scan(&pk, &list); err != nil {
+					return err
+				}
+				e := &res.Examples[at[pk]]
+				if err := json.Unmarshal([]byte(list), &e.Unverified); err != nil {
+					return fmt.Errorf("contract %q: unverified values: %w", e.ContractID, err)
 				}
 				return nil
 			})
@@ -176,39 +195,44 @@ type grouping struct {
 	link     string
 	name     string
 	nameJoin string
+	// verify names the field whose value the grouping reads through join
+	// or link: a contract whose value is unverified is in no group.
+	verify string
 }
 
-// groupings is the allow-list of aggregate groupings.
+// groupings is the allow-list of aggregate groupings. Keys, joins and
+// links are templates of factsSQL: an unverified value is in no group
+// unless the filter includes unverified values.
 var groupings = map[string]grouping{
-	graph.GroupContractType:        {key: "c.contract_type"},
-	graph.GroupEffectiveYear:       {key: "substr(c.effective_date, 1, 4)"},
-	graph.GroupEffectiveMonth:      {key: "substr(c.effective_date, 1, 7)"},
-	graph.GroupEffectiveQuarter:    {key: "substr(c.effective_date, 1, 4) || '-Q' || ((CAST(substr(c.effective_date, 6, 2) AS INTEGER) + 2) / 3)"},
-	graph.GroupEndYear:             {key: "substr(c.end_date, 1, 4)"},
-	graph.GroupGoverningLawCountry: {join: " JOIN locations gl ON gl.pk = c.governing_law_pk", key: "gl.country"},
-	graph.GroupGoverningLawState:   {join: " JOIN locations gl ON gl.pk = c.governing_law_pk", key: "gl.state"},
+	graph.GroupContractType:        {key: "{contract_type}"},
+	graph.GroupEffectiveYear:       {key: "substr({effective_date}, 1, 4)"},
+	graph.GroupEffectiveMonth:      {key: "substr({effective_date}, 1, 7)"},
+	graph.GroupEffectiveQuarter:    {key: "substr({effective_date}, 1, 4) || '-Q' || ((CAST(substr({effective_date}, 6, 2) AS INTEGER) + 2) / 3)"},
+	graph.GroupEndYear:             {key: "substr({end_date}, 1, 4)"},
+	graph.GroupGoverningLawCountry: {join: " JOIN locations gl ON gl.pk = c.governing_law_pk", key: "gl.country", verify: contract.FieldGoverningLaw},
+	graph.GroupGoverningLawState:   {join: " JOIN locations gl ON gl.pk = c.governing_law_pk", key: "gl.state", verify: contract.FieldGoverningLaw},
 	graph.GroupParty: {
-		link: "SELECT party_pk AS k, contract_pk AS pk FROM contract_parties",
+		link: "SELECT party_pk AS k, contract_pk AS pk FROM contract_parties WHERE {verified_party}",
 		name: "p.name", nameJoin: " JOIN parties p ON p.pk = agg.k",
 	},
 	graph.GroupPartyCountry: {
-		link: "SELECT country AS k, contract_pk AS pk FROM contract_parties WHERE country IS NOT NULL AND country <> ''",
+		link: "SELECT country AS k, contract_pk AS pk FROM contract_parties WHERE country IS NOT NULL AND country <> '' AND {verified_party}",
 	},
 	graph.GroupClauseType:  {link: "SELECT type AS k, contract_pk AS pk FROM clauses"},
-	graph.GroupRenewalKind: {link: "SELECT renewal_kind AS k, contract_pk AS pk FROM contract_timelines WHERE renewal_kind IS NOT NULL"},
+	graph.GroupRenewalKind: {link: "SELECT renewal_kind AS k, contract_pk AS pk FROM contract_timelines WHERE renewal_kind IS NOT NULL", verify: contract.FieldRenewalKind},
 }
 
 // metrics is the allow-list of aggregate metrics over a group's distinct
-// contracts c.
+// contracts c, templates of factsSQL (an unverified value is not measured).
 var metrics = map[string]string{
 	graph.MetricCount:           "count(*)",
-	graph.MetricSumAmount:       "sum(c.total_amount)",
-	graph.MetricAvgAmount:       "avg(c.total_amount)",
-	graph.MetricMinAmount:       "min(c.total_amount)",
-	graph.MetricMaxAmount:       "max(c.total_amount)",
-	graph.MetricAvgDurationDays: "avg(c.duration_days)",
-	graph.MetricMinDurationDays: "min(c.duration_days)",
-	graph.MetricMaxDurationDays: "max(c.duration_days)",
+	graph.MetricSumAmount:       "sum({total_amount})",
+	graph.MetricAvgAmount:       "avg({total_amount})",
+	graph.MetricMinAmount:       "min({total_amount})",
+	graph.MetricMaxAmount:       "max({total_amount})",
+	graph.MetricAvgDurationDays: "avg({duration_days})",
+	graph.MetricMinDurationDays: "min({duration_days})",
+	graph.MetricMaxDurationDays: "max({duration_days})",
 }
 
 // AggregateContracts groups the contracts matching q and measures each
@@ -238,6 +262,11 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 	if err != nil {
 		return res, fmt.Errorf("aggregate contracts: %w", err)
 	}
+	metric = factsSQL(q.IncludeUnverified, metric)
+	g.key, g.join, g.link = factsSQL(q.IncludeUnverified, g.key), factsSQL(q.IncludeUnverified, g.join), factsSQL(q.IncludeUnverified, g.link)
+	if g.verify != "" && !q.IncludeUnverified {
+		w.add("c.unverified & ? = 0", unverifiedBits[g.verify])
+	}
 	dir := "DESC"
 	if q.Asc {
 		dir = "ASC"
@@ -246,7 +275,7 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 	money := graph.AmountMetric(metricName)
 	cur, curKey, curJoin := "", "", ""
 	if money {
-		cur, curKey = ", cur", ", coalesce(cd.currency, '') AS cur"
+		cur, curKey = ", cur", factsSQL(q.IncludeUnverified, ", coalesce({currency}, '') AS cur")
 		curJoin = ` JOIN contract_details cd ON cd.contract_pk = c.pk`
 	}
 	var query string

@@ -64,9 +64,25 @@ func open(path string, migrations fs.FS) (*Store, error) {
 		wdb.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
+	var before int
+	if err := wdb.QueryRow("PRAGMA user_version").Scan(&before); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open sqlite store %s: read schema version: %w", path, err)
+	}
 	if err := migrate(wdb, migrations); err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	var after int
+	if err := wdb.QueryRow("PRAGMA user_version").Scan(&after); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open sqlite store %s: read schema version: %w", path, err)
+	}
+	if before > 0 && before < unverifiedVersion && after >= unverifiedVersion {
+		if err := backfillUnverified(wdb); err != nil {
+			wdb.Close()
+			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		}
 	}
 	rdb, err := sql.Open("sqlite", dsn(abs, true))
 	if err != nil {

@@ -53,7 +53,7 @@ func loadTimeline(ctx context.Context, tx queryer, pk int64, c *contract.Contrac
 // timelineColumns are read by scanTimeline: what working out a deadline
 // needs of a contract (the title, evidence and parties of the ones
 // returned are read after).
-const timelineColumns = `c.pk, c.id, t.end_date, t.renewal_kind, t.renewal_term, t.notice_period, t.renewal_count, t.termination_notice`
+const timelineColumns = `c.pk, c.id, t.end_date, t.renewal_kind, t.renewal_term, t.notice_period, t.renewal_count, t.termination_notice, c.unverified`
 
 // timelineFrom joins contracts to their timelines.
 const timelineFrom = ` FROM contract_timelines t JOIN contracts c ON c.pk = t.contract_pk`
@@ -62,23 +62,25 @@ const timelineFrom = ` FROM contract_timelines t JOIN contracts c ON c.pk = t.co
 // takes the range's end and then its start.
 const timelineInRange = `t.deadline_first <= ? AND (t.deadline_last IS NULL OR t.deadline_last >= ?)`
 
-func scanTimeline(r rowScanner) (int64, *contract.Contract, error) {
-	var pk int64
+// scanTimeline reads a contract's timeline as f's queries see it
+// (graph.Filter.Facts: unverified values left out unless f includes them).
+func scanTimeline(r rowScanner, f graph.Filter) (int64, *contract.Contract, error) {
+	var pk, mask int64
 	var c contract.Contract
 	var end, kind, term, notice, tfc sql.NullString
 	var count sql.NullInt64
-	if err := r.Scan(&pk, &c.ID, &end, &kind, &term, &notice, &count, &tfc); err != nil {
+	if err := r.Scan(&pk, &c.ID, &end, &kind, &term, &notice, &count, &tfc, &mask); err != nil {
 		return 0, nil, err
 	}
 	c.EndDate, c.RenewalKind = end.String, kind.String
 	c.RenewalTerm, c.NoticePeriod, c.RenewalCount, c.TerminationNotice = term.String, notice.String, int(count.Int64), tfc.String
-	return pk, &c, nil
+	return pk, f.Facts(&c, maskFields(mask)), nil
 }
 
 // noticeCondition resolves a notice-deadline range: the timelines whose
 // bounds can reach it are read and tested in Go (graph.HasNoticeDeadline),
 // and the condition keeps the contracts that pass.
-func noticeCondition(ctx context.Context, q querier, lo, hi string) (string, []any, error) {
+func noticeCondition(ctx context.Context, q querier, f graph.Filter, lo, hi string) (string, []any, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+timelineColumns+timelineFrom+` WHERE t.renewal_kind IN (?, ?, ?) AND t.notice_period IS NOT NULL AND `+timelineInRange,
 		contract.RenewalAutomatic, contract.RenewalOption, contract.RenewalEvergreen, hi, lo)
 	if err != nil {
@@ -87,7 +89,7 @@ func noticeCondition(ctx context.Context, q querier, lo, hi string) (string, []a
 	defer rows.Close()
 	pks := []int64{}
 	for rows.Next() {
-		pk, c, err := scanTimeline(rows)
+		pk, c, err := scanTimeline(rows, f)
 		if err != nil {
 			return "", nil, fmt.Errorf("notice deadlines: %w", err)
 		}
@@ -131,7 +133,7 @@ func (s *Store) SearchDeadlines(ctx context.Context, q graph.DeadlineQuery) (gra
 		var cands []*contract.Contract
 		byID := map[string]int64{}
 		for rows.Next() {
-			pk, c, err := scanTimeline(rows)
+			pk, c, err := scanTimeline(rows, q.Filter)
 			if err != nil {
 				rows.Close()
 				return err
