@@ -13,7 +13,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph"
 )
 
-const getContractDescription = `Get one contract's full record by its contract_id (as returned by contract_search or clause_search): every field (title, type, summary, scope, dates, duration, renewal term, notice period, amount, currency), the parties with their roles and locations, the governing law, and the clauses with their type, group, summary, verbatim text and start/end byte offsets into the contract text (verified is true when the offsets locate exactly those words). text_length is the length of the contract text; set include_text to also read the text itself, a window of at most 24 KB per call starting at text_offset.`
+const getContractDescription = `Get one contract's full record by its contract_id (as returned by contract_search or clause_search): every field (title, type, summary, scope, dates, duration, renewal term, notice period, amount, currency), the parties with their roles and locations, the governing law, and the clauses with their type, group, summary, verbatim text and start/end byte offsets into the contract text (verified is true when the offsets locate exactly those words); unverified lists the values whose evidence could not be found in the text, with the reason. text_length is the length of the contract text; set include_text to also read the text itself, a window of at most 24 KB per call starting at text_offset.`
 
 var getContractCompact = Compact{
 	Description: `One contract by contract_id: fields, parties, clauses with verbatim text; include_text adds its text from text_offset.`,
@@ -36,6 +36,10 @@ type ContractRecord struct {
 	TextOffset int `json:"text_offset,omitempty"`
 	// TextTruncated is true when the text continues after the returned window.
 	TextTruncated bool `json:"text_truncated,omitempty"`
+	// Unverified lists the values whose evidence could not be verified
+	// (contract.UnverifiedValues), which searches and aggregates leave out
+	// unless asked to include them.
+	Unverified []contract.Unverified `json:"unverified,omitempty"`
 }
 
 func tuneGetContract(s *jsonschema.Schema) {
@@ -65,7 +69,7 @@ func (s *Set) GetContract(ctx context.Context, in GetContractInput) (ContractRec
 	if err != nil {
 		return ContractRecord{}, fmt.Errorf("%s %q: %w", NameGetContract, id, err)
 	}
-	rec := ContractRecord{Contract: *c, TextLength: len(c.Text)}
+	rec := ContractRecord{Contract: *c, TextLength: len(c.Text), Unverified: contract.UnverifiedValues(c)}
 	rec.Chunks = nil
 	rec.Usage = nil
 	if rec.Clauses == nil {

@@ -228,15 +228,37 @@ func (p *printer) contracts(r graph.ContractResult) {
 		return
 	}
 	t := table{head: []string{"ID", "TITLE", "TYPE", "EFFECTIVE", "END", "AMOUNT", "PARTIES"}, right: []bool{5: true}, shrink: []int{1, 6, 2}}
+	marked := false
 	for _, c := range r.Examples {
+		// A value whose evidence could not be verified carries a mark.
+		mark := func(field, cell string) string {
+			if cell != "-" && cell != "" && contract.UnverifiedField(c.Unverified, field) != "" {
+				marked = true
+				return cell + unverifiedMark
+			}
+			return cell
+		}
 		names := make([]string, len(c.Parties))
 		for i, pr := range c.Parties {
 			names[i] = pr.Name
+			if contract.UnverifiedParty(c.Unverified, pr.Name) != "" {
+				names[i] += unverifiedMark
+				marked = true
+			}
 		}
-		t.rows = append(t.rows, []string{c.ContractID, c.Title, c.ContractType, orDash(c.EffectiveDate), orDash(c.EndDate), money(c.TotalAmount, c.Currency), partyCell(names)})
+		t.rows = append(t.rows, []string{c.ContractID, c.Title, mark(contract.FieldContractType, c.ContractType),
+			mark(contract.FieldEffectiveDate, orDash(c.EffectiveDate)), mark(contract.FieldEndDate, orDash(c.EndDate)),
+			mark(contract.FieldTotalAmount, money(c.TotalAmount, c.Currency)), partyCell(names)})
 	}
 	p.table(t)
+	if marked {
+		p.line(p.st.dim(strings.TrimSpace(unverifiedMark) + " unverified: the evidence quote was not found in the contract text or does not state the value; " +
+			"filters, orderings and aggregates leave such values out unless include_unverified is set."))
+	}
 }
+
+// unverifiedMark follows a value whose evidence could not be verified.
+const unverifiedMark = " (unverified)"
 
 func (p *printer) aggregate(r graph.AggregateResult, groupBy, metric string) {
 	if metric == "" {
@@ -348,23 +370,40 @@ func (p *printer) contract(r ContractRecord) {
 		title = r.ID
 	}
 	p.line(p.st.bold(title) + p.st.dim("  "+r.ID))
-	facts := [][2]string{
-		{"Type", r.ContractType},
-		{"Effective", r.EffectiveDate},
-		{"Ends", r.EndDate},
-		{"Duration", duration(r.Duration, r.DurationDays)},
-		{"Renewal", strings.TrimSpace(r.RenewalKind + " " + r.RenewalTerm)},
-		{"Notice period", r.NoticePeriod},
-		{"Amount", money(r.TotalAmount, r.Currency)},
-		{"Governing law", place(r.GoverningLaw)},
-		{"Summary", r.Summary},
-		{"Scope", r.Scope},
-		{"Source", r.SourcePath},
-		{"Extracted by", r.ExtractedBy},
+	// why says, after a value whose evidence could not be verified, why.
+	why := func(fields ...string) string {
+		var reasons []string
+		for _, f := range fields {
+			if reason := contract.UnverifiedField(r.Unverified, f); reason != "" {
+				if len(fields) > 1 {
+					reason = f + ": " + reason // which of the line's values
+				}
+				reasons = append(reasons, reason)
+			}
+		}
+		if len(reasons) == 0 {
+			return ""
+		}
+		return " [unverified: " + strings.Join(reasons, "; ") + "]"
+	}
+	facts := [][3]string{
+		{"Type", r.ContractType, why(contract.FieldContractType)},
+		{"Effective", r.EffectiveDate, why(contract.FieldEffectiveDate)},
+		{"Ends", r.EndDate, why(contract.FieldEndDate)},
+		{"Duration", duration(r.Duration, r.DurationDays), why(contract.FieldDuration)},
+		{"Renewal", strings.TrimSpace(r.RenewalKind + " " + r.RenewalTerm), why(contract.FieldRenewalKind, contract.FieldRenewalTerm)},
+		{"Notice period", r.NoticePeriod, why(contract.FieldNoticePeriod)},
+		{"Amount", money(r.TotalAmount, r.Currency), why(contract.FieldTotalAmount)},
+		{"Governing law", place(r.GoverningLaw), why(contract.FieldGoverningLaw)},
+		{"Termination", r.TerminationNotice, why(contract.FieldTerminationNotice)},
+		{"Summary", r.Summary, ""},
+		{"Scope", r.Scope, ""},
+		{"Source", r.SourcePath, ""},
+		{"Extracted by", r.ExtractedBy, ""},
 	}
 	for _, f := range facts {
 		if f[1] != "" && f[1] != "-" {
-			p.wrapped(fmt.Sprintf("  %-14s ", f[0]), f[1])
+			p.wrapped(fmt.Sprintf("  %-14s ", f[0]), f[1]+f[2])
 		}
 	}
 	if len(r.Parties) > 0 {
@@ -380,6 +419,9 @@ func (p *printer) contract(r ContractRecord) {
 			line := "  " + pr.Name
 			if len(extra) > 0 {
 				line += p.st.dim(" (" + strings.Join(extra, ", ") + ")")
+			}
+			if reason := contract.UnverifiedParty(r.Unverified, pr.Name); reason != "" {
+				line += " [unverified: " + reason + "]"
 			}
 			p.line(line)
 		}
