@@ -166,7 +166,14 @@ func (s *Server) handleGetContract(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, c)
+	writeJSON(w, http.StatusOK, contractBody{Contract: c, Unverified: contract.UnverifiedValues(c)})
+}
+
+// contractBody is GET /api/contracts/{id}'s answer: the contract with the
+// values whose evidence could not be verified.
+type contractBody struct {
+	*contract.Contract
+	Unverified []contract.Unverified `json:"unverified,omitempty"`
 }
 
 // deleteResult is DELETE /api/contracts/{id}'s answer.

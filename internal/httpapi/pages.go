@@ -297,12 +297,13 @@ func (s *Server) pageContract(w http.ResponseWriter, r *http.Request) {
 	html, valid := highlight(c.Text, spans)
 	valid = valid[1:]
 	s.render(w, r, http.StatusOK, web.PageContract, web.ContractPage{
-		Base:     web.Base{Title: titleOr(c.Title, c.ID), Nav: "contracts"},
-		C:        c,
-		Timeline: contractTimeline(c, s.now()),
-		Groups:   clauseGroups(c, valid),
-		TextHTML: html,
-		Markdown: markdown,
+		Base:       web.Base{Title: titleOr(c.Title, c.ID), Nav: "contracts"},
+		C:          c,
+		Unverified: contract.UnverifiedValues(c),
+		Timeline:   contractTimeline(c, s.now()),
+		Groups:     clauseGroups(c, valid),
+		TextHTML:   html,
+		Markdown:   markdown,
 	})
 }
 
@@ -472,6 +473,7 @@ func contractTimeline(c *contract.Contract, now time.Time) *web.ContractTimeline
 	}
 	today := now.Format(dateLayout)
 	out := &web.ContractTimeline{AsOf: today}
+	unverified := contract.UnverifiedValues(c)
 	for _, f := range []contract.Fact{tl.Start, tl.End, tl.RenewalKind, tl.RenewalTerm, tl.NoticePeriod, tl.TerminationNotice} {
 		if f.Value == "" {
 			continue
@@ -483,7 +485,7 @@ func contractTimeline(c *contract.Contract, now time.Time) *web.ContractTimeline
 		if f.Field == contract.FieldRenewalKind && tl.RenewalCount > 0 {
 			v += fmt.Sprintf(", at most %d times", tl.RenewalCount)
 		}
-		fact := web.TimelineFact{Label: timelineLabels[f.Field], Value: v}
+		fact := web.TimelineFact{Label: timelineLabels[f.Field], Value: v, Unverified: contract.UnverifiedField(unverified, f.Field)}
 		if e := f.Evidence; e != nil {
 			fact.Quote, fact.Verified = e.Quote, e.Verified
 			if e.Verified && e.End > e.Start {

@@ -199,6 +199,9 @@ type ContractTimeline struct {
 type TimelineFact struct {
 	Label, Value, Quote, Href string
 	Verified                  bool
+	// Unverified is the reason the value is unverified
+	// (contract.UnverifiedValues), "" when it is not.
+	Unverified string
 }
 
 // TimelineDate is one derived date: Date is empty when unknown, and
@@ -394,11 +397,14 @@ type ClauseGroup struct {
 // ContractPage shows one contract with its highlighted text.
 type ContractPage struct {
 	Base
-	C        *contract.Contract
-	Timeline *ContractTimeline // nil when the contract states no timeline
-	Groups   []ClauseGroup
-	TextHTML template.HTML
-	Markdown bool // TextHTML is rendered Markdown (HighlightMarkdown)
+	C *contract.Contract
+	// Unverified is contract.UnverifiedValues of C: the values the page
+	// tags as unverified, with the reason.
+	Unverified []contract.Unverified
+	Timeline   *ContractTimeline // nil when the contract states no timeline
+	Groups     []ClauseGroup
+	TextHTML   template.HTML
+	Markdown   bool // TextHTML is rendered Markdown (HighlightMarkdown)
 }
 
 // GraphNode is a node of the neighbourhood graph. Kind is one of contract,
@@ -543,10 +549,14 @@ var funcs = template.FuncMap{
 	"add":              func(a, b int) int { return a + b },
 	"formValue":        func(q url.Values, key string) string { return q.Get(key) },
 	"titleOr":          titleOr,
-	"deadlineLabel":    contract.DeadlineLabel,
-	"thousands":        thousands,
-	"durationWords":    contract.DurationWords,
-	"sourceName":       SourceName,
+	// unverified is the reason a contract's field is unverified ("" when
+	// it is not); unverifiedParty the same for a party by its name.
+	"unverified":      contract.UnverifiedField,
+	"unverifiedParty": contract.UnverifiedParty,
+	"deadlineLabel":   contract.DeadlineLabel,
+	"thousands":       thousands,
+	"durationWords":   contract.DurationWords,
+	"sourceName":      SourceName,
 	"sortHeader": func(m map[string]SortHeader, key, label, class string) sortCell {
 		return sortCell{SortHeader: m[key], Label: label, Class: class}
 	},
