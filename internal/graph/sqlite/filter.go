@@ -113,37 +113,25 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 	}
 	// Clause kinds with a bit are tested on the contract row; the others
 	// (unknown, or beyond the bits) through the clauses table.
-	var mask int64
-	for _, t := range f.ClauseTypes {
-		var bit int
-		err := q.QueryRowContext(ctx, `SELECT bit FROM clause_kinds WHERE kind = ?`, t).Scan(&bit)
-		switch {
-		case err == nil:
-			mask |= 1 << bit
-		case errors.Is(err, sql.ErrNoRows):
-			w.add("EXISTS (SELECT 1 FROM clauses cl WHERE cl.contract_pk = c.pk AND (cl.type = ? OR cl.grp = ?))", t, t)
-		default:
-			return nil, fmt.Errorf("clause kind %q: %w", t, err)
-		}
+	mask, rest, err := clauseKindBits(ctx, q, f.ClauseTypes)
+	if err != nil {
+		return nil, err
 	}
 	if mask != 0 {
 		w.add("c.clause_bits & ? = ?", mask, mask)
 	}
-	var none int64
-	for _, t := range f.WithoutClauseTypes {
-		var bit int
-		err := q.QueryRowContext(ctx, `SELECT bit FROM clause_kinds WHERE kind = ?`, t).Scan(&bit)
-		switch {
-		case err == nil:
-			none |= 1 << bit
-		case errors.Is(err, sql.ErrNoRows):
-			w.add("NOT EXISTS (SELECT 1 FROM clauses cl WHERE cl.contract_pk = c.pk AND (cl.type = ? OR cl.grp = ?))", t, t)
-		default:
-			return nil, fmt.Errorf("clause kind %q: %w", t, err)
-		}
+	for _, t := range rest {
+		w.add("EXISTS (SELECT 1 FROM clauses cl WHERE cl.contract_pk = c.pk AND (cl.type = ? OR cl.grp = ?))", t, t)
+	}
+	none, rest, err := clauseKindBits(ctx, q, f.WithoutClauseTypes)
+	if err != nil {
+		return nil, err
 	}
 	if none != 0 {
 		w.add("c.clause_bits & ? = 0", none)
+	}
+	for _, t := range rest {
+		w.add("NOT EXISTS (SELECT 1 FROM clauses cl WHERE cl.contract_pk = c.pk AND (cl.type = ? OR cl.grp = ?))", t, t)
 	}
 	if f.SummarySearch != "" {
 		q := ftsQuery(f.SummarySearch, " AND ")
@@ -195,4 +183,23 @@ func ftsQuery(text, op string) string {
 		words[i] = `"` + w + `"`
 	}
 	return strings.Join(words, op)
+}
+
+// clauseKindBits returns the clause_bits mask of the kinds that have a bit
+// in clause_kinds, and the kinds that have none (unknown, or beyond the
+// bits), which only the clauses table can test.
+func clauseKindBits(ctx context.Context, q querier, kinds []string) (mask int64, rest []string, err error) {
+	for _, t := range kinds {
+		var bit int
+		err := q.QueryRowContext(ctx, `SELECT bit FROM clause_kinds WHERE kind = ?`, t).Scan(&bit)
+		switch {
+		case err == nil:
+			mask |= 1 << bit
+		case errors.Is(err, sql.ErrNoRows):
+			rest = append(rest, t)
+		default:
+			return 0, nil, fmt.Errorf("clause kind %q: %w", t, err)
+		}
+	}
+	return mask, rest, nil
 }

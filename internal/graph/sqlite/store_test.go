@@ -316,6 +316,13 @@ func TestClauseKindsBeyondBits(t *testing.T) {
 	if err != nil || r.TotalCount != 68 {
 		t.Errorf("without Custom Kind 00 and 68: %d contracts (%v), want 68", r.TotalCount, err)
 	}
+	// A store that fails while the filter is compiled fails the query.
+	s.rdb.Close()
+	for _, f := range []graph.Filter{{ClauseTypes: []string{"Shared Kind"}}, {WithoutClauseTypes: []string{"Shared Kind"}}} {
+		if _, err := compileFilter(ctx, s.rdb, f); err == nil || !strings.Contains(err.Error(), `clause kind "Shared Kind"`) {
+			t.Errorf("compileFilter(%+v) on a closed database = %v, want the clause kind's error", f, err)
+		}
+	}
 }
 
 // The same contract twice in one batch: the second version replaces the
