@@ -239,20 +239,28 @@ func (p *printer) contracts(r graph.ContractResult) {
 			return cell
 		}
 		names := make([]string, len(c.Parties))
+		others := 0 // unverified parties the cell does not name
 		for i, pr := range c.Parties {
 			names[i] = pr.Name
 			if contract.UnverifiedParty(c.Unverified, pr.Name) != "" {
 				names[i] += unverifiedMark
 				marked = true
+				if i > 0 {
+					others++
+				}
 			}
+		}
+		parties := partyCell(names)
+		if others > 0 {
+			parties += fmt.Sprintf(" (%d unverified)", others)
 		}
 		t.rows = append(t.rows, []string{c.ContractID, c.Title, mark(contract.FieldContractType, c.ContractType),
 			mark(contract.FieldEffectiveDate, orDash(c.EffectiveDate)), mark(contract.FieldEndDate, orDash(c.EndDate)),
-			mark(contract.FieldTotalAmount, money(c.TotalAmount, c.Currency)), partyCell(names)})
+			mark(contract.FieldTotalAmount, money(c.TotalAmount, c.Currency)), parties})
 	}
 	p.table(t)
 	if marked {
-		p.line(p.st.dim(strings.TrimSpace(unverifiedMark) + " unverified: the evidence quote was not found in the contract text or does not state the value; " +
+		p.line(p.st.dim("unverified: the evidence quote was not found in the contract text or does not state the value; " +
 			"filters, orderings and aggregates leave such values out unless include_unverified is set."))
 	}
 }
