@@ -120,8 +120,10 @@ type Options struct {
 	// made, every one failed, or every result was empty), the model is
 	// told what went wrong and gets one more tool pass to search again or
 	// to say what is missing; if the results still support nothing, the
-	// answer carries the gaps (Answer.Missing) and a note. Check events
-	// show both verdicts.
+	// answer carries the gaps (Answer.Missing) and a note, and when every
+	// call failed the answer is the list of failures (the model's reply,
+	// resting on nothing, is set aside in a note). Check events show both
+	// verdicts.
 	Check bool `json:"check"`
 }
 
@@ -156,6 +158,7 @@ type run struct {
 	figures     map[float64]bool
 	figureBytes int
 	looped      bool // a reply was stopped because it repeated itself
+	failures    bool // the answer is the check's list of failed calls, not the model's
 	cut         bool // the last reply stopped at MaxReplyTokens
 }
 
@@ -240,7 +243,6 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 		if msgs, text, missing, err = r.check(ctx, msgs, text); err != nil {
 			return nil, err
 		}
-		r.checking = false
 	}
 	if opts.Critic {
 		followUps, failure := r.critique(ctx, asked, text)
@@ -258,7 +260,17 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 			if _, text, err = r.pass(ctx, msgs); err != nil {
 				return nil, err
 			}
+			if missing != nil {
+				missing = r.gaps() // the follow-ups may have found something
+			}
 		}
+	}
+	// Every call failed even after the extra pass: whatever the model
+	// wrote rests on nothing, so the answer says what is missing instead.
+	var setAside string
+	if len(missing) > 0 && r.allFailed() {
+		setAside, text = text, failedAnswer(missing)
+		r.failures = true
 	}
 	if held := opts.Critic || opts.Check; !r.streamed && hasAnswerText(text) && (held || a.canStream()) {
 		// A held-back draft that became the answer is shown at once.
@@ -271,6 +283,9 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 	if len(missing) > 0 {
 		ans.Missing = missing
 		ans.Notes = append(ans.Notes, missingNote(missing))
+	}
+	if body, _, _ := splitSources(setAside); hasAnswerText(body) {
+		ans.Notes = append(ans.Notes, fmt.Sprintf("The model's reply, which no tool result supports, was set aside: %q", clip(strings.TrimSpace(body), 300)))
 	}
 	return ans, nil
 }
@@ -356,14 +371,14 @@ func (r *run) answer(text string) (*Answer, error) {
 	if r.looped {
 		ans.Notes = append(ans.Notes, "The model's reply started repeating itself and was cut off there.")
 	}
-	if r.cut && ans.ComposedFrom == "" {
+	if r.cut && ans.ComposedFrom == "" && !r.failures {
 		limit := "the model server's reply"
 		if n := r.a.maxReplyTokens(); n > 0 {
 			limit = fmt.Sprintf("the %d-token", n)
 		}
 		ans.Notes = append(ans.Notes, "The model's reply reached "+limit+" limit and was cut off there.")
 	}
-	if ans.ComposedFrom == "" {
+	if ans.ComposedFrom == "" && !r.failures {
 		// Without any tool result every figure but the question's is
 		// unsupported: small models write a whole invented result
 		// ("Affiliate Agreement (464 contracts)") instead of calling a tool.

@@ -19,7 +19,9 @@ import (
 // the calls or to say plainly what is missing; there is no third pass. A
 // count of zero can be the right answer, so the extra pass asks the model
 // to say so rather than forbidding it; what the check guarantees is that
-// an answer resting on nothing says so (Answer.Missing and a note).
+// an answer resting on nothing says so (Answer.Missing and a note), and
+// when every call failed the answer is the list of failures, with the
+// model's reply set aside in a note.
 
 // maxGaps bounds the gaps listed in the retry prompt and the answer.
 const maxGaps = 5
@@ -113,6 +115,28 @@ func (r *run) check(ctx context.Context, msgs []llm.Message, text string) ([]llm
 	gaps = r.gaps()
 	r.emit(Event{Type: EventCheck, Check: &CheckEvent{Sufficient: len(gaps) == 0, Gaps: gaps}})
 	return out, text, gaps, nil
+}
+
+// allFailed reports whether the run made tool calls and every one failed.
+func (r *run) allFailed() bool {
+	for _, o := range r.outcomes {
+		if o.err == nil {
+			return false
+		}
+	}
+	return len(r.outcomes) > 0
+}
+
+// failedAnswer is the answer when every tool call failed: what was tried
+// and why it failed, and no fact.
+func failedAnswer(gaps []string) string {
+	var b strings.Builder
+	b.WriteString("I could not answer this from the contract graph: every tool call failed, so nothing was looked up.\n")
+	for _, g := range gaps {
+		b.WriteString("- " + g + "\n")
+	}
+	b.WriteString("Rephrase the question, or name the filters it needs.\nSources: none")
+	return b.String()
 }
 
 // missingNote tells the reader that the answer rests on no tool result.

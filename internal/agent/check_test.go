@@ -271,3 +271,36 @@ func TestRunWithOverridesOptions(t *testing.T) {
 		t.Errorf("events %v with %d replies left: want a rewrite and no critic", rec.types(), m.Remaining())
 	}
 }
+
+// TestCheckEveryCallFailed: calls that still all fail after the extra
+// pass leave no fact to state: the answer lists the failures, the model's
+// invented reply is set aside in a note and never streamed.
+func TestCheckEveryCallFailed(t *testing.T) {
+	m := llmtest.NewScripted(
+		llmtest.Calls(llmtest.Call("a", "contract_search", `{"contract_type":"Distributor","limit":100}`)),
+		llmtest.Text("There are no Distributor contracts.\nSources: none"),
+		llmtest.Calls(llmtest.Call("b", "contract_search", `{"contract_type":"Distributor","limit":200}`)),
+		llmtest.Text("There are 7 Distributor contracts.\nSources: none"),
+	).Streaming()
+	a := newAgent(m, toolSet(t))
+	a.Check = true
+	var rec recorder
+	ans, err := a.Run(context.Background(), nil, "How many Distributor contracts are there?", rec.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ans.Text, "I could not answer this from the contract graph: every tool call failed") ||
+		!strings.Contains(ans.Text, `contract_search {"contract_type":"Distributor","limit":200} failed: limit`) || strings.Contains(ans.Text, "7 Distributor") {
+		t.Errorf("answer %q: want the failures and no fact", ans.Text)
+	}
+	if len(ans.Missing) != 2 || len(ans.Notes) != 2 || !strings.Contains(ans.Notes[1], "There are 7 Distributor contracts.") {
+		t.Errorf("missing %q, notes %q: want both failures and the set-aside reply", ans.Missing, ans.Notes)
+	}
+	var tokens strings.Builder
+	for _, e := range rec.ofType(agent.EventToken) {
+		tokens.WriteString(e.Token)
+	}
+	if strings.Contains(tokens.String(), "Distributor contracts.") || !strings.Contains(tokens.String(), "every tool call failed") {
+		t.Errorf("streamed %q: want only the failures", tokens.String())
+	}
+}
