@@ -29,6 +29,11 @@ type config struct {
 	// CONTRACTGRAPH_MODEL_TIMEOUT): "10m", or per kind "chat=5m,extract=30m,embed=1m".
 	ModelTimeout string
 
+	// ExactParties turns typo-tolerant party matching off (--exact-parties,
+	// CONTRACTGRAPH_EXACT_PARTIES=1): a party name that no stored name
+	// contains then matches nothing.
+	ExactParties bool
+
 	// Temperature is the agent's sampling temperature (--temperature,
 	// CONTRACTGRAPH_TEMPERATURE); negative leaves it to the provider.
 	Temperature float64
@@ -82,6 +87,16 @@ func envOr(name, def string) string {
 	return def
 }
 
+// envTrue reports whether the environment variable name is set to a true
+// value (1, true, yes, on), for a boolean flag's default.
+func envTrue(name string) bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(name))) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
 func newRootCmd(a *app) *cobra.Command {
 	tempDefault, tempErr := temperatureDefault()
 	root := &cobra.Command{
@@ -118,6 +133,7 @@ func newRootCmd(a *app) *cobra.Command {
 	pf.StringVar(&a.cfg.ToolSchemas, "tool-schemas", envOr("CONTRACTGRAPH_TOOL_SCHEMAS", toolSchemasAuto), "how tools are described to the model: full, compact, or auto = compact for a local server (ollama, localhost) (env CONTRACTGRAPH_TOOL_SCHEMAS)")
 	pf.StringVar(&a.cfg.ModelTimeout, "model-timeout", os.Getenv("CONTRACTGRAPH_MODEL_TIMEOUT"), "model call timeout, e.g. 10m, or per kind chat=5m,extract=30m,embed=1m (default 2m/5m/2m; 5m/10m/5m plus the prompt at 5 tokens/s for local servers) (env CONTRACTGRAPH_MODEL_TIMEOUT)")
 	pf.Float64Var(&a.cfg.Temperature, "temperature", tempDefault, "the agent's sampling temperature: 0 answers a question the same way each time; negative uses the provider's default, for models that accept no other (env CONTRACTGRAPH_TEMPERATURE)")
+	pf.BoolVar(&a.cfg.ExactParties, "exact-parties", envTrue("CONTRACTGRAPH_EXACT_PARTIES"), "match party names only as written: no typo tolerance in parties filters and party_search (env CONTRACTGRAPH_EXACT_PARTIES=1)")
 	pf.BoolVar(&a.cfg.JSON, "json", false, "print JSON instead of readable text")
 	pf.BoolVarP(&a.cfg.Verbose, "verbose", "v", false, "log debug details to stderr")
 

@@ -94,7 +94,7 @@ func (a *app) toolSchemasFor(model string) (tools.Schemas, error) {
 
 func (a *app) buildToolSet(ctx context.Context, store graph.Store, mode tools.Schemas) (*tools.Set, error) {
 	var (
-		opts     = tools.Options{Schemas: mode}
+		opts     = tools.Options{Schemas: mode, ExactParties: a.cfg.ExactParties}
 		embedder llm.Embedder
 	)
 	if a.cfg.EmbedModel != "" {

@@ -22,6 +22,7 @@ func Capabilities(s Store) []Capability {
 	_, ids := s.(ContractIDLister)
 	_, deadlines := s.(DeadlineSearcher)
 	_, deleter := s.(ContractDeleter)
+	_, names := s.(PartyNameLister)
 	return []Capability{
 		{"statutes", statutes, "statute_search and get_statute; risk reviews check citations against them"},
 		{"statute vectors", statuteVectors, "statute_search fuses vector similarity with BM25"},
@@ -33,6 +34,7 @@ func Capabilities(s Store) []Capability {
 		{"embedding backfill", embeddings, "reindex --embeddings adds vectors by a new model"},
 		{"contract ids", ids, "shell completion of contract ids"},
 		{"deadline search", deadlines, "deadline_search, contractgraph deadlines and the calendar"},
+		{"party names", names, "parties filters and party_search tolerate typos (Excte finds Excite Inc.)"},
 		{"contract deletion", deleter, "delete removes contracts with their clauses, chunks and orphaned parties"},
 	}
 }

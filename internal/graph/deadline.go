@@ -81,6 +81,8 @@ type DeadlineResult struct {
 	From       string        `json:"from"`
 	To         string        `json:"to"`
 	Deadlines  []DeadlineHit `json:"deadlines"`
+	// PartyMatches is as in ContractResult.
+	PartyMatches []PartyMatch `json:"party_matches,omitempty"`
 }
 
 // DeadlineSearcher is a store that answers deadline_search.

@@ -30,7 +30,15 @@ type Filter struct {
 	ContractType     string `json:"contract_type,omitempty" jsonschema:"Only contracts of this type."`
 	// Parties: each entry must match some party of the contract whose name
 	// or alias, reduced by contract.MatchKey, contains contract.MatchKey(entry).
-	Parties []string `json:"parties,omitempty" jsonschema:"Only contracts where, for every entry, some party's name or alias contains it. Case and punctuation are ignored, so 'acme' matches 'ACME Corp.'." compact:"name parts; all must match"`
+	Parties []string `json:"parties,omitempty" jsonschema:"Only contracts where, for every entry (or any entry, with parties_match any), some party's name or alias contains it. Case and punctuation are ignored, so 'acme' matches 'ACME Corp.'; an entry that no party name contains is matched to the names within one or two typos of it (shown in party_matches)." compact:"name parts; all must match"`
+	// PartiesMatch is "" (every entry must match, the default) or
+	// PartiesAny; Normalize drops it when there are no parties.
+	PartiesMatch string `json:"parties_match,omitempty" jsonschema:"all (default): a contract must have a party matching every parties entry; any: a party matching at least one entry, e.g. contracts with Acme or Globex." compact:"all (default) or any"`
+	// PartyIDSets are parties entries resolved to stored parties by typo
+	// tolerance (ResolveParties moves an entry here from Parties): a
+	// contract meets a set when one of its parties has an id in it. Sets
+	// count as entries for PartiesMatch. It is not a tool argument.
+	PartyIDSets [][]string `json:"-"`
 	// PartyCountry (ISO alpha-2): some party has a location in it.
 	PartyCountry        string `json:"party_country,omitempty" jsonschema:"Only contracts with a party located in this country: ISO 3166-1 alpha-2 code such as US, CN, GB (a country name such as 'United States' also works)." compact:"ISO code, e.g. US"`
 	GoverningLawCountry string `json:"governing_law_country,omitempty" jsonschema:"Only contracts governed by the law of this country: ISO 3166-1 alpha-2 code such as US or GB (a country name also works)."`
@@ -152,6 +160,17 @@ func (f Filter) Normalize(today string) (Filter, error) {
 	}
 	if g.Parties, err = parseParties("parties", f.Parties); err != nil {
 		return Filter{}, err
+	}
+	if g.PartiesMatch, err = parsePartiesMatch(f.PartiesMatch); err != nil {
+		return Filter{}, err
+	}
+	for _, set := range f.PartyIDSets {
+		if len(set) > 0 {
+			g.PartyIDSets = append(g.PartyIDSets, slices.Clone(set))
+		}
+	}
+	if len(g.Parties) == 0 && len(g.PartyIDSets) == 0 {
+		g.PartiesMatch = ""
 	}
 	if g.PartyCountry, err = ParseCountry("party_country", f.PartyCountry); err != nil {
 		return Filter{}, err
@@ -312,6 +331,27 @@ func parseParties(field string, in []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// PartiesAny is Filter.PartiesMatch for contracts matching any entry.
+const PartiesAny = "any"
+
+// PartiesMatches are the values Filter.PartiesMatch accepts.
+var PartiesMatches = []string{"all", PartiesAny}
+
+// parsePartiesMatch maps "all" (and "") to "" and "any" to PartiesAny.
+func parsePartiesMatch(v string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "all":
+		return "", nil
+	case PartiesAny:
+		return PartiesAny, nil
+	}
+	return "", &ArgError{Field: "parties_match", Msg: fmt.Sprintf("unknown value %q", v), Valid: PartiesMatches}
+}
+
+// PartyConditions is the number of party conditions f sets (its parties
+// entries and id sets), which backends combine by f.PartiesMatch.
+func (f Filter) PartyConditions() int { return len(f.Parties) + len(f.PartyIDSets) }
 
 // ParseCountry maps a country name or code to its ISO 3166-1 alpha-2 code.
 // An unknown country is an error that suggests the nearest country names.

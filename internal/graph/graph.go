@@ -92,6 +92,10 @@ type PartyRef struct {
 type ContractResult struct {
 	TotalCount int               `json:"total_count"`
 	Examples   []ContractSummary `json:"examples"`
+	// PartyMatches, set by the tools, say which stored parties the parties
+	// entries that no party name contains were matched to by typo
+	// tolerance (ResolveParties).
+	PartyMatches []PartyMatch `json:"party_matches,omitempty"`
 }
 
 // Aggregate groupings accepted by AggregateQuery.GroupBy ("" = one group "all").
@@ -182,6 +186,8 @@ type AggregateResult struct {
 	// says into which and by what rates (given by the caller, never
 	// assumed); every group's Currency is then To.
 	Conversion *Conversion `json:"conversion,omitempty"`
+	// PartyMatches is as in ContractResult.
+	PartyMatches []PartyMatch `json:"party_matches,omitempty"`
 }
 
 // Conversion is the currency and rate table an aggregate converted its
@@ -209,6 +215,10 @@ type PartyQuery struct {
 	OrderBy      string // "contract_count" (default, desc) or "name" (asc)
 	Desc         bool
 	Limit        int // 1..50
+	// IDs, when set, keeps only these parties: typo-tolerant matching
+	// resolves a Name that no party contains to them. It is not a tool
+	// argument.
+	IDs []string
 }
 
 // PartySummary is one example row of party_search. Ties in the order are
@@ -226,6 +236,9 @@ type PartySummary struct {
 type PartyResult struct {
 	TotalCount int            `json:"total_count"`
 	Examples   []PartySummary `json:"examples"`
+	// PartyMatches, set by the tools, say which stored parties a name that
+	// no party contains was matched to by typo tolerance.
+	PartyMatches []PartyMatch `json:"party_matches,omitempty"`
 }
 
 // ClauseQuery is a clause_search call: full-text (BM25) ranking of clause

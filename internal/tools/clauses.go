@@ -42,6 +42,9 @@ type ClauseSearchInput struct {
 // ClauseResult is clause_search's answer.
 type ClauseResult struct {
 	Passages []graph.ClauseHit `json:"passages"`
+	// PartyMatches say which stored parties the parties entries that no
+	// party name contains were matched to by typo tolerance.
+	PartyMatches []graph.PartyMatch `json:"party_matches,omitempty"`
 }
 
 func tuneClauseSearch(s *jsonschema.Schema) {
@@ -60,6 +63,10 @@ func (s *Set) ClauseSearch(ctx context.Context, in ClauseSearchInput) (ClauseRes
 	if err != nil {
 		return ClauseResult{}, err
 	}
+	var matches []graph.PartyMatch
+	if q.Filter, matches, err = s.resolveParties(ctx, q.Filter); err != nil {
+		return ClauseResult{}, fmt.Errorf("%s: %w", NameClauseSearch, err)
+	}
 	search := s.store.SearchClauses
 	if s.clauses != nil {
 		search = s.clauses.Search
@@ -71,7 +78,7 @@ func (s *Set) ClauseSearch(ctx context.Context, in ClauseSearchInput) (ClauseRes
 	if hits == nil {
 		hits = []graph.ClauseHit{}
 	}
-	return ClauseResult{Passages: hits}, nil
+	return ClauseResult{Passages: hits, PartyMatches: matches}, nil
 }
 
 func (s *Set) clauseQuery(in ClauseSearchInput) (graph.ClauseQuery, error) {

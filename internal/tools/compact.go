@@ -174,6 +174,9 @@ func compactFilters(s *jsonschema.Schema, listTypes bool) {
 	// Unverified values are for a person who asks for them; a small
 	// model's answers rest on the verified ones (still accepted here).
 	delete(s.Properties, "include_unverified")
+	// Either-or party questions are rare enough that a small model is
+	// not told of parties_match; the argument is still taken.
+	delete(s.Properties, "parties_match")
 }
 
 // filterNames are the JSON names of the shared filters.

@@ -94,10 +94,15 @@ func (s *Set) ContractSearch(ctx context.Context, in ContractSearchInput) (graph
 	if err != nil {
 		return graph.ContractResult{}, err
 	}
+	var matches []graph.PartyMatch
+	if q.Filter, matches, err = s.resolveParties(ctx, q.Filter); err != nil {
+		return graph.ContractResult{}, fmt.Errorf("%s: %w", NameContractSearch, err)
+	}
 	res, err := s.store.SearchContracts(ctx, q)
 	if err != nil {
 		return graph.ContractResult{}, fmt.Errorf("%s: %w", NameContractSearch, err)
 	}
+	res.PartyMatches = matches
 	if res.Examples == nil {
 		res.Examples = []graph.ContractSummary{}
 	}
@@ -139,13 +144,20 @@ func (s *Set) ContractAggregate(ctx context.Context, in ContractAggregateInput) 
 	if err != nil {
 		return graph.AggregateResult{}, err
 	}
-	if conv != nil {
-		return s.aggregateConverted(ctx, q, conv)
-	}
-	res, err := s.store.AggregateContracts(ctx, q)
-	if err != nil {
+	var matches []graph.PartyMatch
+	if q.Filter, matches, err = s.resolveParties(ctx, q.Filter); err != nil {
 		return graph.AggregateResult{}, fmt.Errorf("%s: %w", NameContractAggregate, err)
 	}
+	var res graph.AggregateResult
+	if conv != nil {
+		res, err = s.aggregateConverted(ctx, q, conv)
+		if err != nil {
+			return graph.AggregateResult{}, err
+		}
+	} else if res, err = s.store.AggregateContracts(ctx, q); err != nil {
+		return graph.AggregateResult{}, fmt.Errorf("%s: %w", NameContractAggregate, err)
+	}
+	res.PartyMatches = matches
 	if res.Groups == nil {
 		res.Groups = []graph.Group{}
 	}

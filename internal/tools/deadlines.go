@@ -75,10 +75,15 @@ func (s *Set) DeadlineSearch(ctx context.Context, in DeadlineSearchInput) (graph
 	if err != nil {
 		return graph.DeadlineResult{}, err
 	}
+	var matches []graph.PartyMatch
+	if q.Filter, matches, err = s.resolveParties(ctx, q.Filter); err != nil {
+		return graph.DeadlineResult{}, fmt.Errorf("%s: %w", NameDeadlineSearch, err)
+	}
 	res, err := ds.SearchDeadlines(ctx, q)
 	if err != nil {
 		return graph.DeadlineResult{}, fmt.Errorf("%s: %w", NameDeadlineSearch, argError(err))
 	}
+	res.PartyMatches = matches
 	return res, nil
 }
 

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -36,6 +37,7 @@ func tuneFilters(s *jsonschema.Schema) {
 		"min_notice_deadline", "max_notice_deadline")
 	setEnum(s, "contract_type", contract.ContractTypes)
 	setEnum(s, "renewal_kind", contract.RenewalKinds)
+	setEnum(s, "parties_match", graph.PartiesMatches)
 	if _, ok := s.Properties["clause_types"]; ok {
 		setEnum(s, "clause_types", contract.ClauseTypeNames())
 	}
@@ -48,6 +50,13 @@ func tuneFilters(s *jsonschema.Schema) {
 func (s *Set) filter(f Filters) (graph.Filter, error) {
 	g, err := f.Normalize(s.now().Format(graph.DateLayout))
 	return g, argError(err)
+}
+
+// resolveParties makes f's parties entries typo-tolerant, unless the set
+// was made with ExactParties (graph.PartyResolver), and returns what it
+// matched them to.
+func (s *Set) resolveParties(ctx context.Context, f graph.Filter) (graph.Filter, []graph.PartyMatch, error) {
+	return s.parties.Resolve(ctx, f) // nil with ExactParties: f unchanged
 }
 
 // argError turns the graph's *graph.ArgError into this package's *ArgError;

@@ -52,6 +52,11 @@ func (s *Set) PartySearch(ctx context.Context, in PartySearchInput) (graph.Party
 	if err != nil {
 		return graph.PartyResult{}, fmt.Errorf("%s: %w", NamePartySearch, err)
 	}
+	if res.TotalCount == 0 && q.Name != "" && s.parties != nil {
+		if res, err = s.partiesByTypos(ctx, q); err != nil {
+			return graph.PartyResult{}, fmt.Errorf("%s: %w", NamePartySearch, err)
+		}
+	}
 	if res.Examples == nil {
 		res.Examples = []graph.PartySummary{}
 	}
@@ -88,4 +93,35 @@ func partyQuery(in PartySearchInput) (graph.PartyQuery, error) {
 		return q, err
 	}
 	return q, nil
+}
+
+// partiesByTypos answers a party search whose name no party contains:
+// with the parties whose names are within a typo or two of it
+// (graph.MatchPartyNames), under the query's other conditions, and the
+// match in PartyMatches. A store without graph.PartyNameLister, or a name
+// near no party, gives the empty result, with the match saying so.
+func (s *Set) partiesByTypos(ctx context.Context, q graph.PartyQuery) (graph.PartyResult, error) {
+	empty := graph.PartyResult{Examples: []graph.PartySummary{}}
+	if _, ok := s.store.(graph.PartyNameLister); !ok {
+		return empty, nil
+	}
+	m, err := s.parties.Match(ctx, q.Name)
+	if err != nil {
+		return empty, err
+	}
+	if m.Contained {
+		return empty, nil // the name is there: the other conditions exclude it
+	}
+	report := []graph.PartyMatch{m.Report(q.Name)}
+	if len(m.Parties) == 0 {
+		empty.PartyMatches = report
+		return empty, nil
+	}
+	q.Name, q.IDs = "", m.IDs()
+	res, err := s.store.SearchParties(ctx, q)
+	if err != nil {
+		return empty, err
+	}
+	res.PartyMatches = report
+	return res, nil
 }

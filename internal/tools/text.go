@@ -223,6 +223,7 @@ func strictDecode(raw json.RawMessage, v any) error {
 }
 
 func (p *printer) contracts(r graph.ContractResult) {
+	p.partyMatches(r.PartyMatches)
 	p.line(p.st.bold(matches(r.TotalCount, "contract")) + shown(len(r.Examples), r.TotalCount))
 	if len(r.Examples) == 0 {
 		return
@@ -272,6 +273,7 @@ func (p *printer) aggregate(r graph.AggregateResult, groupBy, metric string) {
 	if metric == "" {
 		metric = graph.MetricCount
 	}
+	p.partyMatches(r.PartyMatches)
 	if len(r.Groups) == 0 {
 		p.line("No contracts match, so there are no groups.")
 		return
@@ -318,6 +320,23 @@ func (p *printer) aggregate(r graph.AggregateResult, groupBy, metric string) {
 	}
 }
 
+// partyMatches says, one line per entry, which stored parties a party
+// name that no party contains was taken for: "Excte → Excite Inc.".
+func (p *printer) partyMatches(ms []graph.PartyMatch) {
+	for _, m := range ms {
+		switch {
+		case len(m.Parties) == 0:
+			p.line(p.st.dim(fmt.Sprintf("no party name contains %q or is within a typo of it", m.Entry)))
+		default:
+			s := fmt.Sprintf("%s → %s (%s)", m.Entry, strings.Join(m.Parties, ", "), plural(m.Edits, "typo"))
+			if m.More > 0 {
+				s += fmt.Sprintf(", and %d more as near", m.More)
+			}
+			p.line(p.st.dim(s))
+		}
+	}
+}
+
 // metricLabel names a metric in a column heading.
 func metricLabel(metric string) string {
 	switch metric {
@@ -340,6 +359,7 @@ func metricLabel(metric string) string {
 }
 
 func (p *printer) deadlines(r graph.DeadlineResult) {
+	p.partyMatches(r.PartyMatches)
 	p.line(p.st.bold(fmt.Sprintf("%s from %s to %s", plural(r.TotalCount, "deadline"), r.From, r.To)) + shown(len(r.Deadlines), r.TotalCount))
 	if len(r.Deadlines) == 0 {
 		return
@@ -352,6 +372,7 @@ func (p *printer) deadlines(r graph.DeadlineResult) {
 }
 
 func (p *printer) parties(r graph.PartyResult) {
+	p.partyMatches(r.PartyMatches)
 	p.line(p.st.bold(matches(r.TotalCount, "party")) + shown(len(r.Examples), r.TotalCount))
 	if len(r.Examples) == 0 {
 		return
@@ -474,6 +495,7 @@ func (p *printer) contract(r ContractRecord) {
 }
 
 func (p *printer) passages(r ClauseResult) {
+	p.partyMatches(r.PartyMatches)
 	p.line(p.st.bold(plural(len(r.Passages), "passage")))
 	for i, h := range r.Passages {
 		facts := []string{h.ContractID}

@@ -87,6 +87,11 @@ type Options struct {
 	// Schemas is how Tools describes the tools; the zero value is
 	// SchemasFull.
 	Schemas Schemas
+	// ExactParties turns typo tolerance off: a parties entry (or a
+	// party_search name) that no party name contains then matches nothing,
+	// rather than the names within a typo or two of it
+	// (graph.ResolveParties).
+	ExactParties bool
 }
 
 // ClauseSearcher ranks clause and chunk passages for clause_search.
@@ -106,6 +111,7 @@ type Set struct {
 	now          func() time.Time
 	maxTextBytes int
 	schemas      Schemas
+	parties      *graph.PartyResolver // nil with Options.ExactParties
 	entries      []entry
 }
 
@@ -116,6 +122,9 @@ var errNoStore = errors.New("no contract store configured")
 // nil for a set that is only listed; its contract tools then fail.
 func New(store graph.Store, opts Options) *Set {
 	s := &Set{store: store, clauses: opts.Clauses, now: opts.Now, maxTextBytes: opts.MaxTextBytes, schemas: opts.Schemas}
+	if !opts.ExactParties {
+		s.parties = graph.NewPartyResolver(store)
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -30,6 +30,12 @@ func FilterCases() []FilterCase {
 		{"max_end_date", graph.Filter{MaxEndDate: "2009-12-31"}, []string{"c03", "c11"}},
 		{"contract_type", graph.Filter{ContractType: "Sponsorship"}, []string{"c08", "c09"}},
 		{"parties", graph.Filter{Parties: []string{"acme"}}, []string{"c01", "c02", "c03", "c08", "c11"}},
+		// Any entry: Gamma's two contracts and Lambda's one (together
+		// they are in none).
+		{"parties_match", graph.Filter{Parties: []string{"gamma", "lambda"}, PartiesMatch: graph.PartiesAny}, []string{"c02", "c04", "c11"}},
+		// Sets of party ids (typo tolerance resolves entries to them):
+		// Delta's contracts or Lambda's, and Acme's.
+		{"PartyIDSets", graph.Filter{PartyIDSets: [][]string{{"delta", "lambda-sports"}, {"acme"}}}, []string{"c03", "c11"}},
 		{"party_country", graph.Filter{PartyCountry: "CA"}, []string{"c08", "c09"}},
 		{"governing_law_country", graph.Filter{GoverningLawCountry: "GB"}, []string{"c04"}},
 		{"governing_law_state", graph.Filter{GoverningLawState: "CA"}, []string{"c05", "c11"}},

@@ -166,13 +166,25 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 		add("c.contract_type = " + p.add(f.ContractType))
 		verified(contract.FieldContractType)
 	}
-	for _, party := range f.Parties {
-		// A party matches by containment of its name's or any alias's match key.
-		cond := "any(k IN fp.match_keys WHERE k CONTAINS " + p.add(contract.MatchKey(party)) + ")"
-		if v := x.party("fr"); v != "" {
-			cond = v + " AND " + cond
+	if f.PartyConditions() > 0 {
+		// An entry matches a party by containment of its name's or any
+		// alias's match key; an id set by the party's id.
+		var conds []string
+		for _, party := range f.Parties {
+			conds = append(conds, "any(k IN fp.match_keys WHERE k CONTAINS "+p.add(contract.MatchKey(party))+")")
 		}
-		add("EXISTS { MATCH (fp:Party)-[fr:PARTY_TO]->(c) WHERE " + cond + " }")
+		for _, ids := range f.PartyIDSets {
+			conds = append(conds, "fp.id IN "+p.add(append([]string(nil), ids...)))
+		}
+		if f.PartiesMatch == graph.PartiesAny {
+			conds = []string{"(" + strings.Join(conds, " OR ") + ")"}
+		}
+		for _, cond := range conds {
+			if v := x.party("fr"); v != "" {
+				cond = v + " AND " + cond
+			}
+			add("EXISTS { MATCH (fp:Party)-[fr:PARTY_TO]->(c) WHERE " + cond + " }")
+		}
 	}
 	if f.PartyCountry != "" {
 		// party_countries holds the distinct PARTY_TO countries (see put.go).
@@ -479,6 +491,9 @@ func compileParties(q graph.PartyQuery) (partySearch, error) {
 		if q.Name != "" {
 			conds = append(conds, "any(k IN p.match_keys WHERE k CONTAINS "+p.add(contract.MatchKey(q.Name))+")")
 		}
+		if len(q.IDs) > 0 {
+			conds = append(conds, "p.id IN "+p.add(append([]string(nil), q.IDs...)))
+		}
 		if q.Country != "" {
 			conds = append(conds, "EXISTS { MATCH (p)-[fr:PARTY_TO]->(:Contract) WHERE fr.country = "+p.add(q.Country)+" }")
 		}
@@ -563,6 +578,13 @@ var statsStatements = []struct {
 	{false, "HAS_CLAUSE", statement{Cypher: "MATCH ()-[r:HAS_CLAUSE]->() RETURN count(r) AS n"}},
 	{false, "HAS_CHUNK", statement{Cypher: "MATCH ()-[r:HAS_CHUNK]->() RETURN count(r) AS n"}},
 }
+
+// partyNameKeysCypher lists every party's match keys (PartyNames).
+const partyNameKeysCypher = `MATCH (p:Party) RETURN p.id AS id, p.name AS name, coalesce(p.match_keys, []) AS keys`
+
+// partyNamesVersionCypher counts the parties and their match keys
+// (PartyNamesVersion).
+const partyNamesVersionCypher = `MATCH (p:Party) RETURN count(p) AS n, sum(size(coalesce(p.match_keys, []))) AS k, coalesce(max(p.id), '') AS last`
 
 // getContractCypher reads one contract with all of its parts.
 const getContractCypher = `MATCH (c:Contract {id: $id})

@@ -112,7 +112,7 @@ func everyFilter() graph.Filter {
 	active := true
 	return graph.Filter{
 		MinEffectiveDate: "2010-01-01", MaxEffectiveDate: "2020-12-31", MinEndDate: "2011-01-01", MaxEndDate: "2030-12-31",
-		ContractType: "Distributor", Parties: []string{"Acme", "O'Brien \"Bob\" \\ Co"}, PartyCountry: "US",
+		ContractType: "Distributor", Parties: []string{"Acme", "O'Brien \"Bob\" \\ Co"}, PartyIDSets: [][]string{{"excite"}}, PartyCountry: "US",
 		GoverningLawCountry: "US", GoverningLawState: "NY", Active: &active, AsOf: "2024-06-01",
 		Monetary: &graph.Monetary{Op: ">=", Value: new(1e6)}, ClauseTypes: []string{"Governing Law", contract.GroupLiability},
 		SummarySearch: "exclusive distribution", ContractIDs: []string{"a", "b"}, RenewalKind: contract.RenewalAutomatic,
@@ -183,6 +183,8 @@ func TestCypherDump(t *testing.T) {
 		{"rename parties", renamePartiesCypher, map[string]any{"rows": []any{map[string]any{"key": "acme", "name": "Acme Inc", "aliases": []any{"ACME"}}}}},
 		{"old party counts", oldPartyCountsCypher, ids},
 		{"get contract", getContractCypher, map[string]any{"id": "c1"}},
+		{"party name keys", partyNameKeysCypher, nil},
+		{"party names version", partyNamesVersionCypher, nil},
 		{"contract ids", contractIDsCypher, map[string]any{"after": "", "limit": 256}},
 		{"contracts without chunks", contractsWithoutChunksCypher, nil},
 		{"count chunk embeddings", countChunkEmbeddingsCypher, map[string]any{"model": "m"}},
@@ -300,6 +302,7 @@ func TestCypherDump(t *testing.T) {
 	}
 	d.party("parties, every filter", graph.PartyQuery{Name: "acme", Country: "US", ContractType: "Supply", MinContracts: 2, Limit: 50})
 	d.party("parties by name", graph.PartyQuery{OrderBy: "name", Desc: true})
+	d.party("parties by id", graph.PartyQuery{IDs: []string{"acme", "excite"}, Country: "US"})
 	d.clause("clauses", graph.ClauseQuery{Query: "termination for convenience", Limit: 10})
 	d.clause("clauses, types and every filter", graph.ClauseQuery{Query: "liability cap", Filter: f,
 		ClauseTypes: []string{"Cap On Liability", contract.GroupLiability}})

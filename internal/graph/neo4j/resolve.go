@@ -370,3 +370,42 @@ func ownSpellings(key string, spellings []string) []string {
 	}
 	return own
 }
+
+var _ graph.PartyNameLister = (*Store)(nil)
+
+// PartyNames lists every party's match keys for typo-tolerant party
+// matching, read in one transaction; see graph.PartyNameLister.
+func (s *Store) PartyNames(ctx context.Context) ([]graph.PartyName, error) {
+	recs, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: partyNameKeysCypher})
+	if err != nil {
+		return nil, fmt.Errorf("list party names: %w", err)
+	}
+	out := make([]graph.PartyName, len(recs))
+	for i, r := range recs {
+		m := r.AsMap()
+		n := graph.PartyName{ID: getString(m, "id"), Name: getString(m, "name"), Keys: getStrings(m, "keys")}
+		slices.Sort(n.Keys)
+		n.Keys = slices.Compact(n.Keys)
+		out[i] = n
+	}
+	// Sorted here, bytewise as the embedded store sorts (see Parties).
+	slices.SortFunc(out, func(a, b graph.PartyName) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// PartyNamesVersion returns the number of parties and of their match keys,
+// which every write that adds, merges or deletes parties or adds a
+// spelling changes; see graph.PartyNameLister. (Neo4j has no triggers to
+// count writes with, and one version node that every import updated would
+// serialise concurrent imports.)
+func (s *Store) PartyNamesVersion(ctx context.Context) (string, error) {
+	recs, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: partyNamesVersionCypher})
+	if err != nil {
+		return "", fmt.Errorf("read party names version: %w", err)
+	}
+	if len(recs) == 0 {
+		return "", nil
+	}
+	m := recs[0].AsMap()
+	return fmt.Sprintf("%d/%d/%s", getInt(m, "n"), getInt(m, "k"), getString(m, "last")), nil
+}

@@ -72,10 +72,34 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 		w.add("c.contract_type = ?", f.ContractType)
 		verified(contract.FieldContractType)
 	}
-	for _, p := range f.Parties {
-		// A party matches by containment of its name's or any alias's match key.
-		w.add(`c.pk IN (SELECT cp.contract_pk FROM contract_parties cp WHERE `+party+` AND cp.party_pk IN (`+partyMatchSQL+`))`,
-			contract.MatchKey(p), contract.MatchKey(p))
+	if f.PartyConditions() > 0 {
+		// An entry matches a party by containment of its name's or any
+		// alias's match key; an id set by the party's id. Each is one
+		// where of its own, holding the party selection.
+		var subs []*where
+		for _, p := range f.Parties {
+			sub := &where{}
+			sub.add(partyMatchSQL, contract.MatchKey(p), contract.MatchKey(p))
+			subs = append(subs, sub)
+		}
+		for _, ids := range f.PartyIDSets {
+			sub := &where{}
+			sub.add("SELECT pk FROM parties WHERE id IN ("+placeholders(len(ids))+")", anys(ids)...)
+			subs = append(subs, sub)
+		}
+		contracts := `c.pk IN (SELECT cp.contract_pk FROM contract_parties cp WHERE ` + party + ` AND cp.party_pk IN (`
+		if f.PartiesMatch == graph.PartiesAny {
+			// Any entry: one look-up of the union of their parties.
+			union := &where{}
+			for _, sub := range subs {
+				union.add(sub.conds[0], sub.args...)
+			}
+			w.add(contracts+strings.Join(union.conds, " UNION ")+"))", union.args...)
+		} else {
+			for _, sub := range subs {
+				w.add(contracts+sub.conds[0]+"))", sub.args...)
+			}
+		}
 	}
 	if f.PartyCountry != "" {
 		w.add("c.pk IN (SELECT contract_pk FROM contract_parties WHERE country = ? AND "+party+")", f.PartyCountry)

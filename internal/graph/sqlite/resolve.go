@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
@@ -200,4 +202,60 @@ func partyByID(ctx context.Context, tx *sql.Tx, id string) (int64, string, error
 		return 0, "", fmt.Errorf("party %q: %w", id, graph.ErrNotFound)
 	}
 	return pk, name, err
+}
+
+var _ graph.PartyNameLister = (*Store)(nil)
+
+// PartyNames lists every party's match keys for typo-tolerant party
+// matching, read in one snapshot; see graph.PartyNameLister.
+func (s *Store) PartyNames(ctx context.Context) ([]graph.PartyName, error) {
+	var out []graph.PartyName
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		at := map[int64]int{}
+		err := eachRow(ctx, tx, `SELECT pk, id, name, match_key FROM parties ORDER BY id`, nil, func(r *sql.Rows) error {
+			var pk int64
+			var n graph.PartyName
+			var key string
+			if err := r.Scan(&pk, &n.ID, &n.Name, &key); err != nil {
+				return err
+			}
+			n.Keys = []string{key}
+			at[pk] = len(out)
+			out = append(out, n)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return eachRow(ctx, tx, `SELECT party_pk, match_key FROM party_aliases ORDER BY party_pk, match_key`, nil, func(r *sql.Rows) error {
+			var pk int64
+			var key string
+			if err := r.Scan(&pk, &key); err != nil {
+				return err
+			}
+			if i, ok := at[pk]; ok {
+				out[i].Keys = append(out[i].Keys, key)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list party names: %w", err)
+	}
+	for i := range out {
+		slices.Sort(out[i].Keys)
+		out[i].Keys = slices.Compact(out[i].Keys)
+	}
+	return out, nil
+}
+
+// PartyNamesVersion returns the counter that triggers bump on every change
+// of a party's id, name or match keys (migration 0075); see
+// graph.PartyNameLister.
+func (s *Store) PartyNamesVersion(ctx context.Context) (string, error) {
+	var n int64
+	if err := s.rdb.QueryRowContext(ctx, `SELECT n FROM party_names_version`).Scan(&n); err != nil {
+		return "", fmt.Errorf("read party names version: %w", err)
+	}
+	return strconv.FormatInt(n, 10), nil
 }
