@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/textmatch"
 )
 
 // Filter is the set of shared contract filters of the tool API, and the one
@@ -59,7 +60,10 @@ type Filter struct {
 	WithoutClauseTypes []string `json:"without_clause_types,omitempty" jsonschema:"Only contracts with no clause of any listed kind, e.g. ['Cap On Liability'] for contracts without a liability cap. Entries are clause types or groups, as in clause_types. Absent means extraction found no such clause: read the contract before relying on it." compact:"none present, e.g. Cap On Liability"`
 	// SummarySearch is free text matched (full-text, every word) against
 	// summary, scope and title.
-	SummarySearch string `json:"summary_search,omitempty" jsonschema:"Free-text search over contract titles, summaries and scopes, e.g. 'software hosting for hospitals'. Matching contracts are those containing the words." compact:"words in title or summary"`
+	SummarySearch string `json:"summary_search,omitempty" jsonschema:"Free-text search over contract titles, summaries and scopes, e.g. 'software hosting for hospitals'. Matching contracts contain most of the words (two of three, three of four; all of one or two), in any form ('hospital' finds 'hospitals')." compact:"words in title or summary"`
+	// SummaryMatch is "" (most of SummarySearch's words, SummaryGroups)
+	// or SummaryAll; Normalize drops it without a summary search.
+	SummaryMatch string `json:"summary_match,omitempty" jsonschema:"most (default): contracts containing most of the summary_search words; all: every word."`
 	// RenewalKind is one of contract.RenewalKinds.
 	RenewalKind string `json:"renewal_kind,omitempty" jsonschema:"Only contracts that renew this way: automatic (renews by itself unless notice is given), option (only if a party exercises an option or the parties agree), evergreen (continues until terminated), none (ends on its end date)."`
 	// MinNoticeDeadline and MaxNoticeDeadline keep contracts with a notice
@@ -200,6 +204,12 @@ func (f Filter) Normalize(today string) (Filter, error) {
 	if g.SummarySearch, err = ParseText("summary_search", f.SummarySearch, false); err != nil {
 		return Filter{}, err
 	}
+	if g.SummaryMatch, err = parseSummaryMatch(f.SummaryMatch); err != nil {
+		return Filter{}, err
+	}
+	if g.SummarySearch == "" {
+		g.SummaryMatch = ""
+	}
 	if g.RenewalKind, err = ParseRenewalKind("renewal_kind", f.RenewalKind); err != nil {
 		return Filter{}, err
 	}
@@ -330,6 +340,71 @@ func parseParties(field string, in []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// SummaryAll is Filter.SummaryMatch for contracts holding every word.
+const SummaryAll = "all"
+
+// SummaryMatches are the values Filter.SummaryMatch accepts.
+var SummaryMatches = []string{"most", SummaryAll}
+
+// parseSummaryMatch maps "most" (and "") to "" and "all" to SummaryAll.
+func parseSummaryMatch(v string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "most":
+		return "", nil
+	case SummaryAll:
+		return SummaryAll, nil
+	}
+	return "", &ArgError{Field: "summary_match", Msg: fmt.Sprintf("unknown value %q", v), Valid: SummaryMatches}
+}
+
+// MaxSummaryGroups bounds the word groups SummaryGroups returns; a query
+// whose "most words" would need more (nine words or more) needs them all.
+const MaxSummaryGroups = 64
+
+// SummaryGroups is what a summary search asks the full-text index for:
+// groups of its search words (textmatch.SearchWords), a contract matching
+// when it holds every word of some group. With all, or one or two words,
+// that is one group of every word; otherwise every choice of n - n/3 of
+// the n words (two of three, three of four, four of five or six), unless
+// there would be more than MaxSummaryGroups. Both backends build their
+// queries from it, so that they match the same contracts.
+func SummaryGroups(text string, all bool) [][]string {
+	words := textmatch.SearchWords(text)
+	n := len(words)
+	if n == 0 {
+		return nil
+	}
+	need := n
+	if !all && n >= 3 {
+		need = n - n/3
+	}
+	if binomial(n, need) > MaxSummaryGroups {
+		need = n
+	}
+	var groups [][]string
+	var pick func(start int, group []string)
+	pick = func(start int, group []string) {
+		if len(group) == need {
+			groups = append(groups, slices.Clone(group))
+			return
+		}
+		for i := start; i <= n-(need-len(group)); i++ {
+			pick(i+1, append(group, words[i]))
+		}
+	}
+	pick(0, make([]string, 0, need))
+	return groups
+}
+
+// binomial is n choose k.
+func binomial(n, k int) int {
+	r := 1
+	for i := 1; i <= k; i++ {
+		r = r * (n - k + i) / i
+	}
+	return r
 }
 
 // PartiesAny is Filter.PartiesMatch for contracts matching any entry.

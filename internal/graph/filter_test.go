@@ -3,6 +3,7 @@ package graph
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -136,5 +137,33 @@ func TestClauseHitJSON(t *testing.T) {
 	b, _ = json.Marshal(ClauseHit{ContractID: "c1", Text: "words", Start: 0, End: 5, Verified: true, Score: 2})
 	if want := `{"contract_id":"c1","text":"words","start":0,"end":5,"verified":true,"score":2}`; string(b) != want {
 		t.Errorf("text hit JSON %s, want %s", b, want)
+	}
+}
+
+// TestSummaryGroups checks how many words a summary search needs.
+func TestSummaryGroups(t *testing.T) {
+	cases := []struct {
+		text string
+		all  bool
+		want [][]string
+	}{
+		{"software hosting for hospitals", false, [][]string{{"software", "hosting"}, {"software", "hospitals"}, {"hosting", "hospitals"}}},
+		{"software hosting for hospitals", true, [][]string{{"software", "hosting", "hospitals"}}},
+		{"solar farms", false, [][]string{{"solar", "farms"}}},
+		{"the", false, [][]string{{"the"}}},
+		{"?!", false, nil},
+	}
+	for _, c := range cases {
+		if got := SummaryGroups(c.text, c.all); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("SummaryGroups(%q, %v) = %q, want %q", c.text, c.all, got, c.want)
+		}
+	}
+	// Four of five words: five groups of four.
+	if g := SummaryGroups("alpha beta gamma delta epsilon", false); len(g) != 5 || len(g[0]) != 4 {
+		t.Errorf("five words: %q", g)
+	}
+	// Nine words would need 84 groups of six: every word instead.
+	if g := SummaryGroups("a1 b2 c3 d4 e5 f6 g7 h8 i9", false); len(g) != 1 || len(g[0]) != 9 {
+		t.Errorf("nine words: %q", g)
 	}
 }

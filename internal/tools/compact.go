@@ -177,6 +177,9 @@ func compactFilters(s *jsonschema.Schema, listTypes bool) {
 	// Either-or party questions are rare enough that a small model is
 	// not told of parties_match; the argument is still taken.
 	delete(s.Properties, "parties_match")
+	// Most words is the sensible default; asking for every word is not a
+	// small model's choice to make.
+	delete(s.Properties, "summary_match")
 }
 
 // filterNames are the JSON names of the shared filters.

@@ -38,6 +38,7 @@ func tuneFilters(s *jsonschema.Schema) {
 	setEnum(s, "contract_type", contract.ContractTypes)
 	setEnum(s, "renewal_kind", contract.RenewalKinds)
 	setEnum(s, "parties_match", graph.PartiesMatches)
+	setEnum(s, "summary_match", graph.SummaryMatches)
 	if _, ok := s.Properties["clause_types"]; ok {
 		setEnum(s, "clause_types", contract.ClauseTypeNames())
 	}

@@ -51,6 +51,8 @@ func FilterCases() []FilterCase {
 		// Verified the unverified-values rule does not read).
 		{"without_clause_types", graph.Filter{WithoutClauseTypes: []string{"Liability & Indemnification"}}, []string{"c02", "c04", "c05", "c07", "c08", "c10", "c11", "c12", "c13"}},
 		{"summary_search", graph.Filter{SummarySearch: "solar"}, []string{"c06", "c12"}},
+		// Every word, where most words (two of three) also keep c07.
+		{"summary_match", graph.Filter{SummarySearch: "joint venture solar", SummaryMatch: graph.SummaryAll}, []string{"c06"}},
 		{"renewal_kind", graph.Filter{RenewalKind: contract.RenewalAutomatic}, []string{"c01", "c05"}},
 		// Only rolling the automatic renewals forward reaches 2025: c01's
 		// notice falls each 2025-09-14, c05's on 2029-11-04 (its third

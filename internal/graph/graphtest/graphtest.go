@@ -262,7 +262,11 @@ func testSearchFilters(t *testing.T, s graph.Store) {
 		{"clause types ANDed", graph.Filter{ClauseTypes: []string{"Renewal & Termination", "Cap On Liability"}}, []string{"c01"}},
 		{"state and clause group", graph.Filter{GoverningLawState: "DE", ClauseTypes: []string{"Liability & Indemnification"}}, []string{"c03"}},
 		{"summary", graph.Filter{SummarySearch: "widgets"}, []string{"c01", "c02"}},
-		{"summary all words", graph.Filter{SummarySearch: "joint venture solar"}, []string{"c06"}},
+		{"summary all words", graph.Filter{SummarySearch: "joint venture solar", SummaryMatch: graph.SummaryAll}, []string{"c06"}},
+		// Two of three words: c07 is a joint venture for wind energy.
+		{"summary most words", graph.Filter{SummarySearch: "joint venture solar"}, []string{"c07", "c06"}},
+		// Stemmed: "farm" finds "farms"; two of "solar farm hospitals".
+		{"summary most words, stemmed", graph.Filter{SummarySearch: "solar farm for hospitals"}, []string{"c06"}},
 		{"summary scope", graph.Filter{SummarySearch: "centre"}, []string{"c04"}},
 		{"summary title", graph.Filter{SummarySearch: "Festival deal"}, []string{"c09"}},
 		{"summary query syntax is text", graph.Filter{SummarySearch: `"solar" OR *`}, []string{"c12", "c06"}},

@@ -242,7 +242,7 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 		add("c.id IN " + p.add(append([]string(nil), f.ContractIDs...)))
 	}
 	if f.SummarySearch != "" {
-		q := luceneQuery(f.SummarySearch, true)
+		q := summaryLuceneQuery(graph.SummaryGroups(f.SummarySearch, f.SummaryMatch == graph.SummaryAll))
 		if q == "" {
 			return nil, graph.NoWords("summary_search", f.SummarySearch)
 		}
@@ -270,6 +270,20 @@ func luceneQuery(text string, all bool) string {
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// summaryLuceneQuery is the Lucene query of graph.SummaryGroups: each
+// group's words required, the groups alternatives. The words are
+// textmatch.SearchWords', in which no query syntax survives.
+func summaryLuceneQuery(groups [][]string) string {
+	parts := make([]string, len(groups))
+	for i, g := range groups {
+		parts[i] = "+" + strings.Join(g, " +")
+		if len(groups) > 1 {
+			parts[i] = "(" + parts[i] + ")"
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // orderProperties is the allow-list of contract orderings, with the

@@ -158,7 +158,7 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 		w.add("NOT EXISTS (SELECT 1 FROM clauses cl WHERE cl.contract_pk = c.pk AND (cl.type = ? OR cl.grp = ?))", t, t)
 	}
 	if f.SummarySearch != "" {
-		q := ftsQuery(f.SummarySearch, " AND ")
+		q := summaryFTSQuery(graph.SummaryGroups(f.SummarySearch, f.SummaryMatch == graph.SummaryAll))
 		if q == "" {
 			return nil, graph.NoWords("summary_search", f.SummarySearch)
 		}
@@ -226,4 +226,22 @@ func clauseKindBits(ctx context.Context, q querier, kinds []string) (mask int64,
 		}
 	}
 	return mask, rest, nil
+}
+
+// summaryFTSQuery is the FTS5 query of graph.SummaryGroups: each group's
+// words ANDed, the groups ORed, every word quoted so that no FTS5 syntax in
+// the input is interpreted.
+func summaryFTSQuery(groups [][]string) string {
+	parts := make([]string, len(groups))
+	for i, g := range groups {
+		words := make([]string, len(g))
+		for j, w := range g {
+			words[j] = `"` + w + `"`
+		}
+		parts[i] = strings.Join(words, " AND ")
+		if len(groups) > 1 {
+			parts[i] = "(" + parts[i] + ")"
+		}
+	}
+	return strings.Join(parts, " OR ")
 }
