@@ -136,10 +136,14 @@ func TestLuceneQuery(t *testing.T) {
 }
 
 // TestOrderingNullsLast pins the ordering clause: missing values last in
-// both directions, then id.
+// both directions, then id; by default an unverified amount orders as a
+// missing one.
 func TestOrderingNullsLast(t *testing.T) {
-	for _, desc := range []bool{false, true} {
-		cs, err := compileContractSearch(graph.ContractQuery{OrderBy: graph.OrderTotalAmount, Desc: desc, Limit: 3})
+	for _, tc := range []struct {
+		desc, include bool
+	}{{false, false}, {true, false}, {false, true}, {true, true}} {
+		desc := tc.desc
+		cs, err := compileContractSearch(graph.ContractQuery{Filter: graph.Filter{IncludeUnverified: tc.include}, OrderBy: graph.OrderTotalAmount, Desc: desc, Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +151,11 @@ func TestOrderingNullsLast(t *testing.T) {
 		if desc {
 			dir = "DESC"
 		}
-		want := "ORDER BY c.total_amount IS NULL, c.total_amount " + dir + ", c.id ASC LIMIT $p0"
+		amount := "CASE WHEN 'total_amount' IN coalesce(c.unverified_fields, []) THEN null ELSE c.total_amount END"
+		if tc.include {
+			amount = "c.total_amount"
+		}
+		want := "ORDER BY " + amount + " IS NULL, " + amount + " " + dir + ", c.id ASC LIMIT $p0"
 		if !strings.Contains(cs.examples.Cypher, want) {
 			t.Errorf("desc=%v: %s\nlacks %q", desc, cs.examples.Cypher, want)
 		}

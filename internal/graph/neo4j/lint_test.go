@@ -190,6 +190,8 @@ func TestCypherDump(t *testing.T) {
 		{"count chunk embeddings", countChunkEmbeddingsCypher, map[string]any{"model": "m"}},
 		{"missing chunk embeddings", missingChunkEmbeddingsCypher, map[string]any{"after_id": "", "after_ord": int64(-1), "model": "m", "window": int64(500), "limit": int64(64)}},
 		{"put chunk embeddings", putChunkEmbeddingsCypher, map[string]any{"model": "m", "rows": []any{map[string]any{"contract_id": "c1", "ord": int64(0), "text": "Some text", "embedding": []any{0.1, 0.2}}}}},
+		{"unverified candidates", unverifiedCandidatesCypher, map[string]any{"limit": int64(unverifiedBatch)}},
+		{"set unverified", setUnverifiedCypher, map[string]any{"rows": []any{unverifiedRow(p)}}},
 		{"search vector index", searchVectorIndexCypher, map[string]any{"k": int64(20), "vector": []any{0.1, 0.2}, "model": ""}},
 	} {
 		d.add(st.name, statement{Cypher: st.cypher, Params: st.params})

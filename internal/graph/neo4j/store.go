@@ -156,7 +156,7 @@ func (s *Store) setup(ctx context.Context) error {
 		ix.dims = dims
 		ix.mu.Unlock()
 	}
-	return nil
+	return s.backfillUnverified(ctx)
 }
 
 // schemaWrite runs one schema statement. Another process creating the same

@@ -1,8 +1,12 @@
 package neo4j
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
@@ -133,4 +137,81 @@ func decodeUnverified(m map[string]any) ([]contract.Unverified, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// unverifiedCandidatesCypher finds the contracts written before unverified
+// values were stored: evidence with an unverified record and no
+// unverified_values yet (the backfill sets "[]" on those it finds none in,
+// so that each is read once).
+const unverifiedCandidatesCypher = `MATCH (c:Contract) WHERE c.unverified_values IS NULL AND c.evidence CONTAINS '"verified":false'
+RETURN c.id AS id ORDER BY id LIMIT $limit`
+
+// setUnverifiedCypher writes a contract's unverified properties and flags
+// its unverified parties' PARTY_TO (by ord).
+const setUnverifiedCypher = `UNWIND $rows AS row
+MATCH (c:Contract {id: row.id}) SET c += row.props
+WITH c, row UNWIND row.parties AS ord
+MATCH (:Party)-[r:PARTY_TO]->(c) WHERE r.ord = ord SET r.unverified = true`
+
+// unverifiedBatch is how many contracts one backfill transaction flags.
+const unverifiedBatch = 200
+
+// backfillUnverified flags the unverified values of contracts stored before
+// they were stored (see unverifiedCandidatesCypher), batch by batch; Open
+// runs it, and it finds nothing to do once done.
+func (s *Store) backfillUnverified(ctx context.Context) error {
+	for {
+		n := 0
+		err := s.tx(ctx, neo4j.AccessModeWrite, func(tx neo4j.ManagedTransaction) error {
+			recs, err := collect(ctx, tx, statement{Cypher: unverifiedCandidatesCypher, Params: map[string]any{"limit": int64(unverifiedBatch)}})
+			if err != nil {
+				return err
+			}
+			n = len(recs)
+			var rows []any
+			for _, r := range recs {
+				id := getString(r.AsMap(), "id")
+				c, err := getContractTx(ctx, tx, id)
+				if err != nil {
+					return fmt.Errorf("contract %q: %w", id, err)
+				}
+				p, err := graph.Prepare(c)
+				if err != nil {
+					return fmt.Errorf("contract %q: %w", id, err)
+				}
+				rows = append(rows, unverifiedRow(p))
+			}
+			if len(rows) == 0 {
+				return nil
+			}
+			res, err := tx.Run(ctx, setUnverifiedCypher, map[string]any{"rows": rows})
+			if err == nil {
+				_, err = res.Consume(ctx)
+			}
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("flag unverified values: %w", err)
+		}
+		if n < unverifiedBatch {
+			return nil
+		}
+	}
+}
+
+// unverifiedRow is setUnverifiedCypher's row for p: its properties
+// (unverified_values "[]" when it has none) and its unverified parties' ords.
+func unverifiedRow(p *graph.Prepared) map[string]any {
+	props := map[string]any{}
+	addUnverified(props, p)
+	if _, ok := props["unverified_values"]; !ok {
+		props["unverified_values"] = "[]"
+	}
+	parties := []any{}
+	for i := range p.Contract.Parties {
+		if p.UnverifiedParty(i) {
+			parties = append(parties, int64(i))
+		}
+	}
+	return map[string]any{"id": p.Contract.ID, "props": props, "parties": parties}
 }
