@@ -252,7 +252,11 @@ func (a *app) riskDeps(ctx context.Context, model llm.Model, store graph.Store) 
 	if err != nil {
 		return risk.Deps{}, usageError(err)
 	}
-	deps := risk.Deps{Model: model, Log: a.log, Schemas: schemas}
+	st, err := a.stages(ctx)
+	if err != nil {
+		return risk.Deps{}, err
+	}
+	deps := risk.Deps{Model: model, Log: a.log, Schemas: schemas, StatuteExpander: st.expander, StatuteReranker: st.reranker}
 	if strings.TrimSpace(a.cfg.EmbedModel) != "" {
 		if deps.Embedder, err = a.openEmbedder(ctx); err != nil {
 			return risk.Deps{}, usageError(err)

@@ -33,6 +33,11 @@ type config struct {
 	// CONTRACTGRAPH_EXACT_PARTIES=1): a party name that no stored name
 	// contains then matches nothing.
 	ExactParties bool
+	// Retrieval stages of clause_search and statute_search (stages.go):
+	// --rerank off|lexical|model, --expand off|thesaurus|model, --dedup,
+	// --sections (CONTRACTGRAPH_RERANK, _EXPAND, _DEDUP, _SECTIONS).
+	Rerank, Expand  string
+	Dedup, Sections bool
 
 	// Temperature is the agent's sampling temperature (--temperature,
 	// CONTRACTGRAPH_TEMPERATURE); negative leaves it to the provider.
@@ -97,6 +102,18 @@ func envTrue(name string) bool {
 	return false
 }
 
+// envBool reads a boolean environment variable for a flag's default: 1,
+// true, yes or on, and 0, false, no or off; anything else keeps def.
+func envBool(name string, def bool) bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(name))) {
+	case "1", "true", "yes", "on":
+		return true
+	case "0", "false", "no", "off":
+		return false
+	}
+	return def
+}
+
 func newRootCmd(a *app) *cobra.Command {
 	tempDefault, tempErr := temperatureDefault()
 	root := &cobra.Command{
@@ -134,6 +151,10 @@ func newRootCmd(a *app) *cobra.Command {
 	pf.StringVar(&a.cfg.ModelTimeout, "model-timeout", os.Getenv("CONTRACTGRAPH_MODEL_TIMEOUT"), "model call timeout, e.g. 10m, or per kind chat=5m,extract=30m,embed=1m (default 2m/5m/2m; 5m/10m/5m plus the prompt at 5 tokens/s for local servers) (env CONTRACTGRAPH_MODEL_TIMEOUT)")
 	pf.Float64Var(&a.cfg.Temperature, "temperature", tempDefault, "the agent's sampling temperature: 0 answers a question the same way each time; negative uses the provider's default, for models that accept no other (env CONTRACTGRAPH_TEMPERATURE)")
 	pf.BoolVar(&a.cfg.ExactParties, "exact-parties", envTrue("CONTRACTGRAPH_EXACT_PARTIES"), "match party names only as written: no typo tolerance in parties filters and party_search (env CONTRACTGRAPH_EXACT_PARTIES=1)")
+	pf.StringVar(&a.cfg.Rerank, "rerank", envOr("CONTRACTGRAPH_RERANK", defaultRerank), "second-stage ranking of clause_search and statute_search: off, lexical (phrase and proximity, no model) or model (--model ranks the top 20) (env CONTRACTGRAPH_RERANK)")
+	pf.StringVar(&a.cfg.Expand, "expand", envOr("CONTRACTGRAPH_EXPAND", defaultExpand), "query expansion of clause_search and statute_search: off, thesaurus (the clause taxonomy and legal thesaurus) or model (the thesaurus and --model's phrases) (env CONTRACTGRAPH_EXPAND)")
+	pf.BoolVar(&a.cfg.Dedup, "dedup", envBool("CONTRACTGRAPH_DEDUP", defaultDedup), "collapse near-duplicate passages of one contract in clause_search results (env CONTRACTGRAPH_DEDUP)")
+	pf.BoolVar(&a.cfg.Sections, "sections", envBool("CONTRACTGRAPH_SECTIONS", defaultSections), "add each clause_search hit's enclosing section (heading and span) (env CONTRACTGRAPH_SECTIONS)")
 	pf.BoolVar(&a.cfg.JSON, "json", false, "print JSON instead of readable text")
 	pf.BoolVarP(&a.cfg.Verbose, "verbose", "v", false, "log debug details to stderr")
 

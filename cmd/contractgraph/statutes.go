@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/contractgraph/contractgraph/internal/graph"
-	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/retrieve"
 	"github.com/contractgraph/contractgraph/internal/statute"
 	"github.com/contractgraph/contractgraph/internal/tools"
@@ -41,12 +40,12 @@ func statuteStore(store graph.Store) (graph.StatuteStore, error) {
 
 // addStatuteTools adds statute_search and get_statute to set when store has
 // a statute knowledge base; it is for newToolSet.
-func addStatuteTools(set *tools.Set, store graph.Store, embedder llm.Embedder) error {
+func addStatuteTools(set *tools.Set, store graph.Store, opts tools.StatuteOptions) error {
 	ss, ok := store.(graph.StatuteStore)
 	if !ok {
 		return nil
 	}
-	return tools.NewStatuteTools(ss, tools.StatuteOptions{Embedder: embedder}).AddTo(set)
+	return tools.NewStatuteTools(ss, opts).AddTo(set)
 }
 
 // statuteImportFile is one file's line of the import summary.
@@ -206,7 +205,11 @@ func (a *app) embedStatutes(ctx context.Context, ss graph.StatuteStore) error {
 // statuteTools builds the statute tools, hybrid when an embedding model is
 // configured.
 func (a *app) statuteTools(ctx context.Context, ss graph.StatuteStore) (*tools.StatuteTools, error) {
-	opts := tools.StatuteOptions{}
+	st, err := a.stages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts := tools.StatuteOptions{Expander: st.expander, Reranker: st.reranker}
 	if strings.TrimSpace(a.cfg.EmbedModel) != "" {
 		emb, err := a.openServerEmbedder(ctx)
 		if err != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/llm"
-	"github.com/contractgraph/contractgraph/internal/retrieve"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
@@ -26,7 +25,8 @@ import (
 // Neo4j.
 //
 // With --embed-model, clause_search and statute_search fuse BM25 with vector
-// similarity; without it they rank by BM25 alone.
+// similarity; without it they rank by BM25 alone. Either way --expand,
+// --rerank, --dedup and --sections add their stages (stages.go).
 func (a *app) newToolSet(ctx context.Context, store graph.Store) (*tools.Set, error) {
 	mode, err := a.toolSchemasFor(a.cfg.Model)
 	if err != nil {
@@ -93,21 +93,21 @@ func (a *app) toolSchemasFor(model string) (tools.Schemas, error) {
 }
 
 func (a *app) buildToolSet(ctx context.Context, store graph.Store, mode tools.Schemas) (*tools.Set, error) {
-	var (
-		opts     = tools.Options{Schemas: mode, ExactParties: a.cfg.ExactParties}
-		embedder llm.Embedder
-	)
+	opts := tools.Options{Schemas: mode, ExactParties: a.cfg.ExactParties}
+	var embedder llm.Embedder
 	if a.cfg.EmbedModel != "" {
 		var err error
 		if embedder, err = a.openServerEmbedder(ctx); err != nil {
 			return nil, err
 		}
-		// The vector half compares only this model's vectors, and says once
-		// when the store has none.
-		opts.Clauses = retrieve.New(store, retrieve.Options{Embedder: embedder, Model: a.cfg.EmbedModel, Log: a.log})
 	}
+	st, err := a.stages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts.Clauses = a.clauseSearcher(st, store, embedder)
 	set := tools.New(store, opts)
-	if err := addStatuteTools(set, store, embedder); err != nil {
+	if err := addStatuteTools(set, store, tools.StatuteOptions{Embedder: embedder, Expander: st.expander, Reranker: st.reranker}); err != nil {
 		return nil, fmt.Errorf("add statute tools: %w", err)
 	}
 	added, err := tools.AddText2Cypher(set, store, tools.Text2CypherOptions{Model: a.openModel, Logger: a.log})

@@ -311,12 +311,16 @@ func Retrieval(ctx context.Context, store graph.Store, set *RetrievalSet, opts R
 		}
 	}
 	rep := &RetrievalReport{K: opts.K, MaxChunkBytes: opts.Chunk.Max, Methods: []string{MethodBM25}, EmbedModel: opts.EmbedModel}
+	// Every query is scoped to one contract, whose matching passages the
+	// store ranks in full whatever the limit, so one store search per query
+	// text serves every method (searchCache).
+	cached := &searchCache{Store: store, hits: map[string][]graph.ClauseHit{}}
 	searchers := map[string]*retrieve.Searcher{}
 	var counting llm.Embedder
 	if opts.Embedder != nil {
 		counting = &countingEmbedder{e: opts.Embedder, usage: &rep.EmbedUsage}
-		searcher := retrieve.New(store, retrieve.Options{Embedder: counting, Model: opts.EmbedModel, Log: opts.Logger})
-		if !searcher.Hybrid() {
+		searcher := retrieve.New(cached, retrieve.Options{Embedder: counting, Model: opts.EmbedModel, Log: opts.Logger})
+		if _, ok := store.(graph.VectorStore); !ok {
 			return nil, errors.New("retrieval: the store cannot search vectors, so the hybrid method cannot be measured")
 		}
 		rep.Methods = append(rep.Methods, MethodHybrid)
@@ -335,7 +339,7 @@ func Retrieval(ctx context.Context, store graph.Store, set *RetrievalSet, opts R
 			o.Embedder, o.Model = counting, opts.EmbedModel
 		}
 		rep.Methods = append(rep.Methods, v.Name)
-		searchers[v.Name] = retrieve.New(store, o)
+		searchers[v.Name] = retrieve.New(cached, o)
 	}
 
 	started := time.Now()
@@ -414,7 +418,7 @@ func Retrieval(ctx context.Context, store graph.Store, set *RetrievalSet, opts R
 				var hits []graph.ClauseHit
 				var err error
 				if m == MethodBM25 {
-					hits, err = store.SearchClauses(ctx, q)
+					hits, err = cached.SearchClauses(ctx, q)
 				} else {
 					hits, err = searchers[m].Search(ctx, q)
 				}
@@ -450,6 +454,50 @@ func Retrieval(ctx context.Context, store graph.Store, set *RetrievalSet, opts R
 	}
 	rep.QuerySeconds = time.Since(started).Seconds()
 	return rep, nil
+}
+
+// searchCache answers SearchClauses for one-contract queries from one
+// store search of graph.MaxClauseCandidates per query text (the store
+// ranks all of a contract's matching passages anyway), cut to each
+// query's limit. It is reset for each contract, whose queries all come
+// together. Other methods go to the store.
+type searchCache struct {
+	graph.Store
+	contract string
+	hits     map[string][]graph.ClauseHit
+}
+
+func (c *searchCache) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph.ClauseHit, error) {
+	if len(q.Filter.ContractIDs) != 1 || len(q.ClauseTypes) > 0 {
+		return c.Store.SearchClauses(ctx, q)
+	}
+	limit, err := q.EffectiveLimit()
+	if err != nil {
+		return nil, err
+	}
+	if id := q.Filter.ContractIDs[0]; id != c.contract {
+		c.contract, c.hits = id, map[string][]graph.ClauseHit{}
+	}
+	hits, ok := c.hits[q.Query]
+	if !ok {
+		wide := q
+		wide.Limit = graph.MaxClauseCandidates
+		if hits, err = c.Store.SearchClauses(ctx, wide); err != nil {
+			return nil, err
+		}
+		c.hits[q.Query] = hits
+	}
+	return slices.Clone(hits[:min(limit, len(hits))]), nil
+}
+
+// SearchVectors passes the vector search through (the hybrid methods need
+// the store's graph.VectorStore capability).
+func (c *searchCache) SearchVectors(ctx context.Context, q graph.VectorQuery) ([]graph.ClauseHit, error) {
+	vs, ok := c.Store.(graph.VectorStore)
+	if !ok {
+		return nil, errors.New("retrieval: the store cannot search vectors")
+	}
+	return vs.SearchVectors(ctx, q)
 }
 
 // textID is the contract id of a CUAD text file, as ingest derives it.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/textmatch"
@@ -199,15 +200,38 @@ func containsSeq(words, seq []string, gap int) bool {
 }
 
 // contentStems are the stems of text's words other than stop words, in
-// order, repeats kept.
+// order, repeats kept. A run of Han characters, which Chinese writes
+// without spaces, becomes its overlapping character pairs (a single
+// character alone), the usual way to match Chinese words without a
+// dictionary.
 func contentStems(text string) []string {
 	var out []string
 	for _, w := range words(text) {
+		if han := hanRun(w); han != nil {
+			if len(han) == 1 {
+				out = append(out, string(han))
+			}
+			for i := 0; i+1 < len(han); i++ {
+				out = append(out, string(han[i:i+2]))
+			}
+			continue
+		}
 		if !textmatch.StopWord(w) {
 			out = append(out, stem(w))
 		}
 	}
 	return out
+}
+
+// hanRun returns w's runes when w has a Han character (then all of it is
+// split into pairs), else nil.
+func hanRun(w string) []rune {
+	for _, r := range w {
+		if unicode.Is(unicode.Han, r) {
+			return []rune(w)
+		}
+	}
+	return nil
 }
 
 // cleanExpansions trims, bounds and de-duplicates phrases from any

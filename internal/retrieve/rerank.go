@@ -34,6 +34,10 @@ type Lexical struct {
 	// Phrase weighs the phrase bonus, Proximity the proximity bonus; both
 	// relative to BM25. Negative turns one off; 0 means the default.
 	Phrase, Proximity float64
+	// Fuse keeps the first stage's judgement: the final order is the
+	// reciprocal rank fusion of the candidates' given order (which Rerank
+	// takes to be the first stage's, best first) and the lexical score's.
+	Fuse bool
 }
 
 // Defaults of Lexical, chosen on the first 100 CUAD contracts by file name
@@ -184,6 +188,22 @@ func (l Lexical) Rerank(_ context.Context, q RerankQuery, cands []string) ([]int
 		}
 		return 0
 	})
+	if l.Fuse {
+		fused := make([]float64, n)
+		for rank, k := range order {
+			fused[k] = 1/float64(DefaultRRFK+k+1) + 1/float64(DefaultRRFK+rank+1)
+		}
+		scores = fused
+		slices.SortStableFunc(order, func(a, b int) int {
+			switch {
+			case scores[a] > scores[b]:
+				return -1
+			case scores[a] < scores[b]:
+				return 1
+			}
+			return a - b
+		})
+	}
 	out := make([]float64, n)
 	for i, k := range order {
 		out[i] = scores[k]
