@@ -29,6 +29,7 @@ type Searcher struct {
 	vectorDepth int
 
 	expander Expander
+	unscoped bool
 	reranker Reranker
 	depth    int
 	dedup    bool
@@ -59,6 +60,13 @@ type Options struct {
 	// nil means no expansion. An expander's error is logged and the query
 	// searched as given.
 	Expander Expander
+	// ExpandUnscoped expands queries over the whole store too. Without it
+	// only queries scoped to listed contracts (Filter.ContractIDs) are
+	// expanded: every added word makes the full-text index read its
+	// postings over the whole store, which more than doubled clause_search
+	// at 100,000 contracts (docs/EVALUATION.md), while within a contract it
+	// costs little.
+	ExpandUnscoped bool
 	// Reranker orders the first Depth candidates again; nil keeps the
 	// first stage's order. A reranker's error (a model failing) is logged
 	// and the first stage's order kept.
@@ -85,7 +93,7 @@ func New(store graph.Store, opts Options) *Searcher {
 	}
 	return &Searcher{
 		store: store, embedder: opts.Embedder, model: strings.TrimSpace(opts.Model), log: log, vectorDepth: 50,
-		expander: opts.Expander, reranker: opts.Reranker, depth: min(depth, graph.MaxClauseCandidates),
+		expander: opts.Expander, unscoped: opts.ExpandUnscoped, reranker: opts.Reranker, depth: min(depth, graph.MaxClauseCandidates),
 		dedup: opts.Dedup, sections: opts.Sections,
 	}
 }
@@ -116,15 +124,19 @@ func (s *Searcher) Search(ctx context.Context, q graph.ClauseQuery) ([]graph.Cla
 	if err != nil {
 		return nil, err
 	}
-	staged := s.expander != nil || s.reranker != nil || s.dedup
+	expander := s.expander
+	if !s.unscoped && len(q.Filter.ContractIDs) == 0 {
+		expander = nil
+	}
+	staged := expander != nil || s.reranker != nil || s.dedup
 	depth := limit
 	if staged {
 		depth = max(limit, s.depth)
 	}
 	first := q
 	var exps []string
-	if s.expander != nil {
-		ps, err := s.expander.Expand(ctx, q.Query)
+	if expander != nil {
+		ps, err := expander.Expand(ctx, q.Query)
 		if err != nil {
 			s.log.Warn("clause_search: query expansion failed; searching without it", "err", err)
 		}
