@@ -2,7 +2,6 @@ package retrieve_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/graph/graphtest"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 	"github.com/contractgraph/contractgraph/internal/retrieve"
 	"github.com/contractgraph/contractgraph/internal/synth"
@@ -65,31 +65,9 @@ func store100k(b *testing.B) *sqlite.Store {
 			bench100k.err = err
 			return
 		}
-		ctx := context.Background()
-		batch := make([]*contract.Contract, 0, 1000)
-		flush := func() error {
-			outs, err := s.PutContracts(ctx, batch)
-			if err != nil {
-				return err
-			}
-			for _, o := range outs {
-				if o.Status == graph.PutFailed {
-					return fmt.Errorf("put %s: %w", o.ID, o.Err)
-				}
-			}
-			batch = batch[:0]
-			return nil
-		}
-		err = synth.Generate(1, 100_000, func(c *contract.Contract) error {
-			batch = append(batch, c)
-			if len(batch) == cap(batch) {
-				return flush()
-			}
-			return nil
+		err = graphtest.PutAll(context.Background(), s, func(yield func(*contract.Contract) error) error {
+			return synth.Generate(1, 100_000, yield)
 		})
-		if err == nil {
-			err = flush()
-		}
 		bench100k.store, bench100k.err = s, err
 	})
 	if bench100k.err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/graph/graphtest"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 	"github.com/contractgraph/contractgraph/internal/sharedtest"
 	"github.com/contractgraph/contractgraph/internal/synth"
@@ -32,30 +33,9 @@ func synthStore(b *testing.B, n int) graph.Store {
 	}
 	b.Cleanup(func() { store.Close() })
 	start := time.Now()
-	batch := make([]*contract.Contract, 0, 1000)
-	flush := func() error {
-		outs, err := store.PutContracts(ctx, batch)
-		if err != nil {
-			return err
-		}
-		for _, o := range outs {
-			if o.Status == graph.PutFailed {
-				return fmt.Errorf("put %s: %w", o.ID, o.Err)
-			}
-		}
-		batch = batch[:0]
-		return nil
-	}
-	err = synth.Generate(1, n, func(c *contract.Contract) error {
-		batch = append(batch, c)
-		if len(batch) == cap(batch) {
-			return flush()
-		}
-		return nil
+	err = graphtest.PutAll(ctx, store, func(yield func(*contract.Contract) error) error {
+		return synth.Generate(1, n, yield)
 	})
-	if err == nil {
-		err = flush()
-	}
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package neo4j_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/graph/graphtest"
 	"github.com/contractgraph/contractgraph/internal/graph/neo4j/neo4jtest"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 	"github.com/contractgraph/contractgraph/internal/sharedtest"
@@ -22,32 +22,7 @@ import (
 // load puts cs into s in batches of 1000, failing b on any failure.
 func load(b *testing.B, s graph.Store, gen func(func(*contract.Contract) error) error) {
 	b.Helper()
-	ctx := context.Background()
-	batch := make([]*contract.Contract, 0, 1000)
-	flush := func() error {
-		out, err := s.PutContracts(ctx, batch)
-		if err != nil {
-			return err
-		}
-		for _, o := range out {
-			if o.Status == graph.PutFailed {
-				return fmt.Errorf("put %s: %w", o.ID, o.Err)
-			}
-		}
-		batch = batch[:0]
-		return nil
-	}
-	err := gen(func(c *contract.Contract) error {
-		batch = append(batch, c)
-		if len(batch) == cap(batch) {
-			return flush()
-		}
-		return nil
-	})
-	if err == nil {
-		err = flush()
-	}
-	if err != nil {
+	if err := graphtest.PutAll(context.Background(), s, gen); err != nil {
 		b.Fatal(err)
 	}
 }
