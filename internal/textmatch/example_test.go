@@ -18,3 +18,10 @@ func ExampleText_Find() {
 	// true false
 	// "governed by\n  the laws of the State of “New York” and is non-\nexclusive"
 }
+
+func ExampleSimilarity() {
+	a := "12.1 This Agreement shall be governed by the laws of the State of New York."
+	b := "Section 9(a): this agreement is governed by the law of the state of New York"
+	fmt.Printf("%.2f\n", textmatch.Similarity(a, b))
+	// Output: 0.85
+}
