@@ -64,6 +64,9 @@ type importEmbeddings struct {
 	// Embedded chunks got a vector now; Missing still have none by Model.
 	Embedded int `json:"embedded"`
 	Missing  int `json:"missing"`
+	// Summaries is how many contracts' summaries got a vector now, for
+	// summary_search by meaning (graph.SummaryVectorStore).
+	Summaries int `json:"summaries_embedded,omitempty"`
 	// Error is why embedding stopped; Reindex the command that adds the
 	// missing vectors to what was imported.
 	Error   string `json:"error,omitempty"`
@@ -190,7 +193,11 @@ func newImportCmd(a *app) *cobra.Command {
 					fmt.Fprintf(a.stdout, "entity resolution merged %d duplicate parties into others (--no-resolve skips it)\n", sum.MergedParties)
 				}
 				if e := sum.Embeddings; e != nil {
-					fmt.Fprintf(a.stdout, "embedded %d chunks with %s", e.Embedded, e.Model)
+					fmt.Fprintf(a.stdout, "embedded %d chunks", e.Embedded)
+					if e.Summaries > 0 {
+						fmt.Fprintf(a.stdout, " and %d summaries", e.Summaries)
+					}
+					fmt.Fprintf(a.stdout, " with %s", e.Model)
 					if e.Missing > 0 {
 						fmt.Fprintf(a.stdout, "; %d chunks have no vector", e.Missing)
 					}
@@ -234,9 +241,14 @@ func (a *app) reportInterruptedImport(sum importSummary) {
 func (a *app) importEmbeddings(ctx context.Context, eb graph.EmbeddingBackfiller, emb llm.Embedder, bar *progressBar) (*importEmbeddings, error) {
 	model := strings.TrimSpace(a.cfg.EmbedModel)
 	out := &importEmbeddings{Model: model}
-	reps, err := retrieve.EmbedMissing(ctx, eb, emb, retrieve.EmbedOptions{Model: model, Progress: embedProgress(bar, model)})
-	if len(reps) == 1 {
-		out.Embedded, out.Missing = reps[0].Embedded, reps[0].Missing()
+	reps, err := retrieve.EmbedMissing(ctx, eb, emb, retrieve.EmbedOptions{Model: model, Kinds: embedKinds(eb, false), Progress: embedProgress(bar, model)})
+	for _, r := range reps {
+		switch r.Kind {
+		case graph.EmbedChunks:
+			out.Embedded, out.Missing = r.Embedded, r.Missing()
+		case graph.EmbedSummaries:
+			out.Summaries = r.Embedded
+		}
 	}
 	if err != nil {
 		out.Error, out.Reindex = err.Error(), a.reindexCommand()

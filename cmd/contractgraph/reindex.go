@@ -40,8 +40,9 @@ func newReindexCmd(a *app) *cobra.Command {
 		Short: "Recompute derived data (chunks, embeddings) of stored contracts without re-extracting them",
 		Long: "Recompute what is derived from the stored contracts, without calling a chat model:\n" +
 			"  - chunks (the passages clause_search ranks) for every contract that has a text and none;\n" +
-			"  - with --embeddings, the vector of every chunk, and of every statute when the store keeps\n" +
-			"    statutes, that has none by the embedding model (--embed-model, env\n" +
+			"  - with --embeddings, the vector of every chunk, of every contract's title, summary and\n" +
+			"    scope (so that summary_search also finds contracts by meaning), and of every statute\n" +
+			"    when the store keeps statutes, that has none by the embedding model (--embed-model, env\n" +
 			"    CONTRACTGRAPH_EMBED_MODEL): never embedded, changed since, or embedded by another model.\n" +
 			"Every vector records the model that made it, so changing the model re-embeds.\n\n" +
 			"Work is committed batch by batch: an interrupted run keeps what it did and the next run\n" +
@@ -127,12 +128,8 @@ func (a *app) reindex(ctx context.Context, store graph.Store, emb llm.Embedder, 
 	case emb != nil && !canEmbed:
 		return sum, fmt.Errorf("the %s store cannot record embeddings", a.backendName())
 	case emb != nil:
-		kinds := []string{graph.EmbedChunks}
-		if _, ok := store.(graph.StatuteStore); ok {
-			kinds = append(kinds, graph.EmbedStatutes)
-		}
 		sum.Embeddings, err = retrieve.EmbedMissing(ctx, eb, emb, retrieve.EmbedOptions{
-			Model: model, Kinds: kinds, Batch: batch, Progress: embedProgress(bar, model),
+			Model: model, Kinds: embedKinds(store, true), Batch: batch, Progress: embedProgress(bar, model),
 		})
 		bar.clear()
 		if err != nil {
@@ -149,6 +146,20 @@ func (a *app) reindex(ctx context.Context, store graph.Store, emb llm.Embedder, 
 		sum.UpToDate = sum.UpToDate && r.Embedded == 0 && r.Missing() == 0
 	}
 	return sum, nil
+}
+
+// embedKinds are the kinds of text store keeps vectors of: chunks, the
+// contracts' summaries when it can search them (graph.SummaryVectorStore)
+// and, with statutes, its statutes when it keeps them.
+func embedKinds(store any, statutes bool) []string {
+	kinds := []string{graph.EmbedChunks}
+	if _, ok := store.(graph.SummaryVectorStore); ok {
+		kinds = append(kinds, graph.EmbedSummaries)
+	}
+	if _, ok := store.(graph.StatuteStore); ok && statutes {
+		kinds = append(kinds, graph.EmbedStatutes)
+	}
+	return kinds
 }
 
 // embedProgress draws EmbedMissing's progress on bar, one bar per kind.

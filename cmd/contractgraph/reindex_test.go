@@ -301,6 +301,8 @@ func TestReindexChunksAndEmbeddings(t *testing.T) {
 	}
 	want := []retrieve.EmbedReport{
 		{Kind: graph.EmbedChunks, Model: "openai:fake-embed", Total: c.Total, Before: 4, Embedded: c.Total - 4, Tokens: c.Total - 4},
+		// The texts reindexed here have no title, summary or scope.
+		{Kind: graph.EmbedSummaries, Model: "openai:fake-embed"},
 		{Kind: graph.EmbedStatutes, Model: "openai:fake-embed", Total: 1, Embedded: 1, Tokens: 1},
 	}
 	if diff := cmp.Diff(want, sum.Embeddings); diff != "" || sum.UpToDate || sum.Chunks.Contracts != 0 {

@@ -34,6 +34,9 @@ const (
 	defaultExpand   = expandThesaurs
 	defaultDedup    = true
 	defaultSections = false
+	// defaultSummaryMeaning: see docs/EVALUATION.md, "summary_search by
+	// meaning".
+	defaultSummaryMeaning = true
 )
 
 // retrievalStages are the stages clause_search and statute_search run

@@ -14,6 +14,7 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/retrieve"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
@@ -106,6 +107,11 @@ func (a *app) buildToolSet(ctx context.Context, store graph.Store, mode tools.Sc
 		return nil, err
 	}
 	opts.Clauses = a.clauseSearcher(st, store, embedder)
+	if sv, ok := store.(graph.SummaryVectorStore); ok && embedder != nil && a.cfg.SummaryMeaning {
+		if opts.Summaries, err = retrieve.NewSummaryFinder(sv, embedder, retrieve.SummaryOptions{Model: strings.TrimSpace(a.cfg.EmbedModel)}); err != nil {
+			return nil, err
+		}
+	}
 	set := tools.New(store, opts)
 	if err := addStatuteTools(set, store, tools.StatuteOptions{Embedder: embedder, Expander: st.expander, Reranker: st.reranker}); err != nil {
 		return nil, fmt.Errorf("add statute tools: %w", err)

@@ -10,6 +10,10 @@ import (
 const (
 	EmbedChunks   = "chunk"   // contract text chunks (contract.Chunk)
 	EmbedStatutes = "statute" // statutes of the StatuteStore
+	// EmbedSummaries are contracts' titles, summaries and scopes (what
+	// summary_search reads), one text per contract, for a
+	// SummaryVectorStore.
+	EmbedSummaries = "summary"
 )
 
 // MaxEmbeddingPage bounds EmbeddingQuery.Limit.
@@ -28,7 +32,7 @@ type ChunkBackfiller interface {
 // EmbeddingQuery asks an EmbeddingBackfiller for one page of stored texts
 // that lack an embedding made by Model.
 type EmbeddingQuery struct {
-	Kind  string // EmbedChunks or EmbedStatutes
+	Kind  string // EmbedChunks, EmbedStatutes or EmbedSummaries
 	Model string // the embedding model's name, as recorded with each vector; required
 	// After is the Next of the previous page ("" for the first page).
 	After string
@@ -40,7 +44,9 @@ type EmbeddingItem struct {
 	// Key identifies the item to PutEmbeddings; it is the store's own and
 	// means nothing to the caller.
 	Key string
-	// Text is the chunk text (EmbedChunks); for statutes it is empty and
+	// Text is the chunk text (EmbedChunks) or the contract's title,
+	// summary and scope on lines of their own (EmbedSummaries); for
+	// statutes it is empty and
 	// Statute holds the statute, whose embedded text the caller composes.
 	Text    string
 	Statute *contract.Statute

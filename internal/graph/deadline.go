@@ -81,8 +81,9 @@ type DeadlineResult struct {
 	From       string        `json:"from"`
 	To         string        `json:"to"`
 	Deadlines  []DeadlineHit `json:"deadlines"`
-	// PartyMatches is as in ContractResult.
-	PartyMatches []PartyMatch `json:"party_matches,omitempty"`
+	// PartyMatches and SummaryByMeaning are as in ContractResult.
+	PartyMatches     []PartyMatch `json:"party_matches,omitempty"`
+	SummaryByMeaning []SummaryHit `json:"summary_by_meaning,omitempty"`
 }
 
 // DeadlineSearcher is a store that answers deadline_search.

@@ -64,6 +64,12 @@ type Filter struct {
 	// SummaryMatch is "" (most of SummarySearch's words, SummaryGroups)
 	// or SummaryAll; Normalize drops it without a summary search.
 	SummaryMatch string `json:"summary_match,omitempty" jsonschema:"most (default): contracts containing most of the summary_search words; all: every word."`
+	// SummaryIDs are contracts found for SummarySearch by meaning: the
+	// tools set them from summary embeddings (SummaryVectorStore) when the
+	// store keeps them. A contract meets SummarySearch when its words match
+	// or its id is here; Normalize drops them without a summary search. It
+	// is not a tool argument.
+	SummaryIDs []string `json:"-"`
 	// RenewalKind is one of contract.RenewalKinds.
 	RenewalKind string `json:"renewal_kind,omitempty" jsonschema:"Only contracts that renew this way: automatic (renews by itself unless notice is given), option (only if a party exercises an option or the parties agree), evergreen (continues until terminated), none (ends on its end date)."`
 	// MinNoticeDeadline and MaxNoticeDeadline keep contracts with a notice
@@ -209,6 +215,8 @@ func (f Filter) Normalize(today string) (Filter, error) {
 	}
 	if g.SummarySearch == "" {
 		g.SummaryMatch = ""
+	} else if len(f.SummaryIDs) > 0 {
+		g.SummaryIDs = slices.Clone(f.SummaryIDs)
 	}
 	if g.RenewalKind, err = ParseRenewalKind("renewal_kind", f.RenewalKind); err != nil {
 		return Filter{}, err

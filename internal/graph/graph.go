@@ -96,6 +96,11 @@ type ContractResult struct {
 	// entries that no party name contains were matched to by typo
 	// tolerance (ResolveParties).
 	PartyMatches []PartyMatch `json:"party_matches,omitempty"`
+	// SummaryByMeaning, set by the tools when the store keeps summary
+	// embeddings, are the contracts summary_search found by meaning
+	// (Filter.SummaryIDs) with their similarity, best first; others meet
+	// it by its words.
+	SummaryByMeaning []SummaryHit `json:"summary_by_meaning,omitempty"`
 }
 
 // Aggregate groupings accepted by AggregateQuery.GroupBy ("" = one group "all").
@@ -186,8 +191,9 @@ type AggregateResult struct {
 	// says into which and by what rates (given by the caller, never
 	// assumed); every group's Currency is then To.
 	Conversion *Conversion `json:"conversion,omitempty"`
-	// PartyMatches is as in ContractResult.
-	PartyMatches []PartyMatch `json:"party_matches,omitempty"`
+	// PartyMatches and SummaryByMeaning are as in ContractResult.
+	PartyMatches     []PartyMatch `json:"party_matches,omitempty"`
+	SummaryByMeaning []SummaryHit `json:"summary_by_meaning,omitempty"`
 }
 
 // Conversion is the currency and rate table an aggregate converted its

@@ -40,3 +40,23 @@ func CheckQueryVector(v []float32) error {
 	}
 	return nil
 }
+
+// SummaryHit is a contract ranked by the similarity of its summary
+// embedding (EmbedSummaries) to a query vector.
+type SummaryHit struct {
+	ContractID string  `json:"contract_id"`
+	Score      float64 `json:"score"` // cosine similarity
+}
+
+// SummaryVectorStore is an optional capability of a Store that keeps an
+// embedding of every contract's title, summary and scope (written by an
+// EmbeddingBackfiller for EmbedSummaries), so that summary_search can find
+// contracts by meaning as well as by words (Filter.SummaryIDs).
+type SummaryVectorStore interface {
+	// SearchSummaryVectors returns the contracts q.Filter matches, ranked by
+	// the cosine similarity of their summary embedding to q.Vector, best
+	// first. Contracts without one, with one of another dimension or model
+	// (when q.Model is set), or whose title, summary or scope changed since
+	// it was made are skipped. An invalid query matches ErrInvalidQuery.
+	SearchSummaryVectors(ctx context.Context, q VectorQuery) ([]SummaryHit, error)
+}

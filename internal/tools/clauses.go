@@ -45,6 +45,8 @@ type ClauseResult struct {
 	// PartyMatches say which stored parties the parties entries that no
 	// party name contains were matched to by typo tolerance.
 	PartyMatches []graph.PartyMatch `json:"party_matches,omitempty"`
+	// SummaryByMeaning is as in graph.ContractResult.
+	SummaryByMeaning []graph.SummaryHit `json:"summary_by_meaning,omitempty"`
 }
 
 func tuneClauseSearch(s *jsonschema.Schema) {
@@ -67,6 +69,10 @@ func (s *Set) ClauseSearch(ctx context.Context, in ClauseSearchInput) (ClauseRes
 	if q.Filter, matches, err = s.resolveParties(ctx, q.Filter); err != nil {
 		return ClauseResult{}, fmt.Errorf("%s: %w", NameClauseSearch, err)
 	}
+	var near []graph.SummaryHit
+	if q.Filter, near, err = s.findSummaries(ctx, q.Filter); err != nil {
+		return ClauseResult{}, fmt.Errorf("%s: %w", NameClauseSearch, err)
+	}
 	search := s.store.SearchClauses
 	if s.clauses != nil {
 		search = s.clauses.Search
@@ -78,7 +84,7 @@ func (s *Set) ClauseSearch(ctx context.Context, in ClauseSearchInput) (ClauseRes
 	if hits == nil {
 		hits = []graph.ClauseHit{}
 	}
-	return ClauseResult{Passages: hits, PartyMatches: matches}, nil
+	return ClauseResult{Passages: hits, PartyMatches: matches, SummaryByMeaning: near}, nil
 }
 
 func (s *Set) clauseQuery(in ClauseSearchInput) (graph.ClauseQuery, error) {

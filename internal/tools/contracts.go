@@ -98,11 +98,16 @@ func (s *Set) ContractSearch(ctx context.Context, in ContractSearchInput) (graph
 	if q.Filter, matches, err = s.resolveParties(ctx, q.Filter); err != nil {
 		return graph.ContractResult{}, fmt.Errorf("%s: %w", NameContractSearch, err)
 	}
+	var near []graph.SummaryHit
+	if q.Filter, near, err = s.findSummaries(ctx, q.Filter); err != nil {
+		return graph.ContractResult{}, fmt.Errorf("%s: %w", NameContractSearch, err)
+	}
 	res, err := s.store.SearchContracts(ctx, q)
 	if err != nil {
 		return graph.ContractResult{}, fmt.Errorf("%s: %w", NameContractSearch, err)
 	}
 	res.PartyMatches = matches
+	res.SummaryByMeaning = near
 	if res.Examples == nil {
 		res.Examples = []graph.ContractSummary{}
 	}
@@ -148,6 +153,10 @@ func (s *Set) ContractAggregate(ctx context.Context, in ContractAggregateInput) 
 	if q.Filter, matches, err = s.resolveParties(ctx, q.Filter); err != nil {
 		return graph.AggregateResult{}, fmt.Errorf("%s: %w", NameContractAggregate, err)
 	}
+	var near []graph.SummaryHit
+	if q.Filter, near, err = s.findSummaries(ctx, q.Filter); err != nil {
+		return graph.AggregateResult{}, fmt.Errorf("%s: %w", NameContractAggregate, err)
+	}
 	var res graph.AggregateResult
 	if conv != nil {
 		res, err = s.aggregateConverted(ctx, q, conv)
@@ -158,6 +167,7 @@ func (s *Set) ContractAggregate(ctx context.Context, in ContractAggregateInput) 
 		return graph.AggregateResult{}, fmt.Errorf("%s: %w", NameContractAggregate, err)
 	}
 	res.PartyMatches = matches
+	res.SummaryByMeaning = near
 	if res.Groups == nil {
 		res.Groups = []graph.Group{}
 	}

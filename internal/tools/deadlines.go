@@ -79,11 +79,16 @@ func (s *Set) DeadlineSearch(ctx context.Context, in DeadlineSearchInput) (graph
 	if q.Filter, matches, err = s.resolveParties(ctx, q.Filter); err != nil {
 		return graph.DeadlineResult{}, fmt.Errorf("%s: %w", NameDeadlineSearch, err)
 	}
+	var near []graph.SummaryHit
+	if q.Filter, near, err = s.findSummaries(ctx, q.Filter); err != nil {
+		return graph.DeadlineResult{}, fmt.Errorf("%s: %w", NameDeadlineSearch, err)
+	}
 	res, err := ds.SearchDeadlines(ctx, q)
 	if err != nil {
 		return graph.DeadlineResult{}, fmt.Errorf("%s: %w", NameDeadlineSearch, argError(err))
 	}
 	res.PartyMatches = matches
+	res.SummaryByMeaning = near
 	return res, nil
 }
 

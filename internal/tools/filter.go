@@ -60,6 +60,15 @@ func (s *Set) resolveParties(ctx context.Context, f graph.Filter) (graph.Filter,
 	return s.parties.Resolve(ctx, f) // nil with ExactParties: f unchanged
 }
 
+// findSummaries adds the contracts that meet f's summary_search by meaning
+// (Options.Summaries); f unchanged without a SummaryFinder.
+func (s *Set) findSummaries(ctx context.Context, f graph.Filter) (graph.Filter, []graph.SummaryHit, error) {
+	if s.summaries == nil || f.SummarySearch == "" {
+		return f, nil, nil
+	}
+	return s.summaries.Find(ctx, f)
+}
+
 // argError turns the graph's *graph.ArgError into this package's *ArgError;
 // other errors pass unchanged.
 func argError(err error) error {

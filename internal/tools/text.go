@@ -224,6 +224,7 @@ func strictDecode(raw json.RawMessage, v any) error {
 
 func (p *printer) contracts(r graph.ContractResult) {
 	p.partyMatches(r.PartyMatches)
+	p.summaryByMeaning(r.SummaryByMeaning)
 	p.line(p.st.bold(matches(r.TotalCount, "contract")) + shown(len(r.Examples), r.TotalCount))
 	if len(r.Examples) == 0 {
 		return
@@ -274,6 +275,7 @@ func (p *printer) aggregate(r graph.AggregateResult, groupBy, metric string) {
 		metric = graph.MetricCount
 	}
 	p.partyMatches(r.PartyMatches)
+	p.summaryByMeaning(r.SummaryByMeaning)
 	if len(r.Groups) == 0 {
 		p.line("No contracts match, so there are no groups.")
 		return
@@ -337,6 +339,23 @@ func (p *printer) partyMatches(ms []graph.PartyMatch) {
 	}
 }
 
+// summaryByMeaning says which contracts summary_search found by the meaning
+// of their summaries, with how similar they are.
+func (p *printer) summaryByMeaning(hits []graph.SummaryHit) {
+	if len(hits) == 0 {
+		return
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ContractID
+	}
+	sim := fmt.Sprintf("similarity %.3f", hits[0].Score)
+	if len(hits) > 1 {
+		sim = fmt.Sprintf("similarity %.3f–%.3f", hits[len(hits)-1].Score, hits[0].Score)
+	}
+	p.line(p.st.dim(fmt.Sprintf("summary_search by meaning also takes %s (%s): %s", plural(len(hits), "contract"), sim, strings.Join(ids, ", "))))
+}
+
 // metricLabel names a metric in a column heading.
 func metricLabel(metric string) string {
 	switch metric {
@@ -360,6 +379,7 @@ func metricLabel(metric string) string {
 
 func (p *printer) deadlines(r graph.DeadlineResult) {
 	p.partyMatches(r.PartyMatches)
+	p.summaryByMeaning(r.SummaryByMeaning)
 	p.line(p.st.bold(fmt.Sprintf("%s from %s to %s", plural(r.TotalCount, "deadline"), r.From, r.To)) + shown(len(r.Deadlines), r.TotalCount))
 	if len(r.Deadlines) == 0 {
 		return
@@ -496,6 +516,7 @@ func (p *printer) contract(r ContractRecord) {
 
 func (p *printer) passages(r ClauseResult) {
 	p.partyMatches(r.PartyMatches)
+	p.summaryByMeaning(r.SummaryByMeaning)
 	p.line(p.st.bold(plural(len(r.Passages), "passage")))
 	for i, h := range r.Passages {
 		facts := []string{h.ContractID}

@@ -92,6 +92,20 @@ type Options struct {
 	// rather than the names within a typo or two of it
 	// (graph.ResolveParties).
 	ExactParties bool
+	// Summaries, when set, makes summary_search hybrid: it also finds
+	// contracts by the meaning of their summaries (cmd passes a
+	// retrieve.SummaryFinder when the store keeps summary embeddings and an
+	// embedding model is configured). Nil means words only.
+	Summaries SummaryFinder
+}
+
+// SummaryFinder finds contracts for a filter's summary_search by meaning.
+type SummaryFinder interface {
+	// Find returns f with SummaryIDs set to the contracts found by meaning,
+	// and those contracts with their similarity, best first; f unchanged
+	// when it has no summary search or nothing is near. An error is the
+	// embedding model's or the store's.
+	Find(ctx context.Context, f graph.Filter) (graph.Filter, []graph.SummaryHit, error)
 }
 
 // ClauseSearcher ranks clause and chunk passages for clause_search.
@@ -112,6 +126,7 @@ type Set struct {
 	maxTextBytes int
 	schemas      Schemas
 	parties      *graph.PartyResolver // nil with Options.ExactParties
+	summaries    SummaryFinder        // nil: summary_search by words only
 	entries      []entry
 }
 
@@ -121,7 +136,7 @@ var errNoStore = errors.New("no contract store configured")
 // New returns a Set holding the six contract tools over store. store may be
 // nil for a set that is only listed; its contract tools then fail.
 func New(store graph.Store, opts Options) *Set {
-	s := &Set{store: store, clauses: opts.Clauses, now: opts.Now, maxTextBytes: opts.MaxTextBytes, schemas: opts.Schemas}
+	s := &Set{store: store, clauses: opts.Clauses, now: opts.Now, maxTextBytes: opts.MaxTextBytes, schemas: opts.Schemas, summaries: opts.Summaries}
 	if !opts.ExactParties {
 		s.parties = graph.NewPartyResolver(store)
 	}

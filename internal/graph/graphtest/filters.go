@@ -53,6 +53,9 @@ func FilterCases() []FilterCase {
 		{"summary_search", graph.Filter{SummarySearch: "solar"}, []string{"c06", "c12"}},
 		// Every word, where most words (two of three) also keep c07.
 		{"summary_match", graph.Filter{SummarySearch: "joint venture solar", SummaryMatch: graph.SummaryAll}, []string{"c06"}},
+		// Contracts found by meaning (summary embeddings) meet the search
+		// besides those holding its words.
+		{"SummaryIDs", graph.Filter{SummarySearch: "solar", SummaryIDs: []string{"c03"}}, []string{"c03", "c06", "c12"}},
 		{"renewal_kind", graph.Filter{RenewalKind: contract.RenewalAutomatic}, []string{"c01", "c05"}},
 		// Only rolling the automatic renewals forward reaches 2025: c01's
 		// notice falls each 2025-09-14, c05's on 2029-11-04 (its third

@@ -247,8 +247,13 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 			return nil, graph.NoWords("summary_search", f.SummarySearch)
 		}
 		call := "CALL db.index.fulltext.queryNodes('" + contractTextIndex + "', " + p.add(q) + ") YIELD node"
-		switch mode {
-		case summaryAsSource:
+		switch {
+		case len(f.SummaryIDs) > 0:
+			// By words or by meaning (graph.Filter.SummaryIDs): a
+			// membership test, whatever the mode.
+			cf.prelude = call + " WITH collect(node.id) AS summary_hits "
+			add("(c.id IN summary_hits OR c.id IN " + p.add(append([]string(nil), f.SummaryIDs...)) + ")")
+		case mode == summaryAsSource:
 			cf.source = call + " WITH node AS c"
 		default:
 			cf.prelude = call + " WITH collect(node.id) AS summary_hits "

@@ -38,8 +38,10 @@ func embeddingTable(kind string) (string, error) {
 		return "chunks", nil
 	case graph.EmbedStatutes:
 		return "statutes", nil
+	case graph.EmbedSummaries:
+		return "summary_vectors", nil
 	}
-	return "", fmt.Errorf("unknown embedding kind %q (want %q or %q)", kind, graph.EmbedChunks, graph.EmbedStatutes)
+	return "", fmt.Errorf("unknown embedding kind %q (want %q, %q or %q)", kind, graph.EmbedChunks, graph.EmbedStatutes, graph.EmbedSummaries)
 }
 
 func checkModel(model string) error {
@@ -59,6 +61,9 @@ func (s *Store) CountEmbeddings(ctx context.Context, kind, model string) (graph.
 	}
 	if err != nil {
 		return c, fmt.Errorf("count embeddings: %w", err)
+	}
+	if kind == graph.EmbedSummaries {
+		return s.countSummaryEmbeddings(ctx, model)
 	}
 	// table is one of two constants.
 	err = s.rdb.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM `+table+`),
@@ -86,6 +91,9 @@ func (s *Store) MissingEmbeddings(ctx context.Context, q graph.EmbeddingQuery) (
 	}
 	if err != nil {
 		return page, fmt.Errorf("missing embeddings: %w", err)
+	}
+	if q.Kind == graph.EmbedSummaries {
+		return s.missingSummaryEmbeddings(ctx, q)
 	}
 	cols := `pk, text`
 	if table == "statutes" {
@@ -167,6 +175,9 @@ func (s *Store) PutEmbeddings(ctx context.Context, kind, model string, items []g
 	}
 	if err != nil {
 		return 0, fmt.Errorf("put embeddings: %w", err)
+	}
+	if kind == graph.EmbedSummaries {
+		return s.putSummaryEmbeddings(ctx, model, items, vecs)
 	}
 	checkCol := "text"
 	if table == "statutes" {

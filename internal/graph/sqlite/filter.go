@@ -162,7 +162,13 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 		if q == "" {
 			return nil, graph.NoWords("summary_search", f.SummarySearch)
 		}
-		w.add("c.pk IN (SELECT rowid FROM contract_fts WHERE contract_fts MATCH ?)", q)
+		if len(f.SummaryIDs) > 0 {
+			// By words or by meaning (graph.Filter.SummaryIDs).
+			w.add("(c.pk IN (SELECT rowid FROM contract_fts WHERE contract_fts MATCH ?) OR c.id IN ("+placeholders(len(f.SummaryIDs))+"))",
+				append([]any{q}, anys(f.SummaryIDs)...)...)
+		} else {
+			w.add("c.pk IN (SELECT rowid FROM contract_fts WHERE contract_fts MATCH ?)", q)
+		}
 	}
 	if f.RenewalKind != "" {
 		w.add("c.pk IN (SELECT contract_pk FROM contract_timelines WHERE renewal_kind = ?)", f.RenewalKind)
