@@ -73,12 +73,12 @@ const (
 
 // Report is the outcome of checking one contract against a playbook.
 type Report struct {
-	Playbook       string  `json:"playbook"`
-	PlaybookSource string  `json:"playbook_source,omitempty"`
-	ContractID     string  `json:"contract_id"`
-	ContractTitle  string  `json:"contract_title,omitempty"`
-	GeneratedAt    string  `json:"generated_at"`
-	Counts         Counts  `json:"counts"`
+	Playbook       string   `json:"playbook"`
+	PlaybookSource string   `json:"playbook_source,omitempty"`
+	ContractID     string   `json:"contract_id"`
+	ContractTitle  string   `json:"contract_title,omitempty"`
+	GeneratedAt    string   `json:"generated_at"`
+	Counts         Counts   `json:"counts"`
 	Checks         []Result `json:"results"`
 	// Judged is true when a model judged the deviations; Model names it.
 	Judged bool   `json:"judged"`

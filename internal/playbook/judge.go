@@ -26,7 +26,7 @@ type Judgement struct {
 // Quote is a quote that was found: Start and End are byte offsets into
 // the clause text (clause quotes) or the entry's playbook text.
 type Quote struct {
-	Text       string `json:"text"`
+	Text  string `json:"text"`
 	Start int    `json:"start"`
 	End   int    `json:"end"`
 }
