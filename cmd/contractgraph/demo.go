@@ -14,6 +14,7 @@ import (
 
 	"github.com/contractgraph/contractgraph/internal/demo"
 	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
+	"github.com/contractgraph/contractgraph/internal/playbook"
 )
 
 // defaultDemoDB is where the demo puts its database unless --out says otherwise.
@@ -74,6 +75,10 @@ func newDemoCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			check, err := demo.CheckPlaybook(ctx, store, time.Now())
+			if err != nil {
+				return err
+			}
 			abs, err := filepath.Abs(out)
 			if err != nil {
 				abs = out
@@ -82,16 +87,20 @@ func newDemoCmd(a *app) *cobra.Command {
 				enc := json.NewEncoder(a.stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(struct {
-					Database  string        `json:"database"`
-					Samples   int           `json:"samples"`
-					Generated int           `json:"generated"`
-					Tour      []demo.Answer `json:"tour"`
-				}{abs, sum.Samples, sum.Generated, answers})
+					Database  string           `json:"database"`
+					Samples   int              `json:"samples"`
+					Generated int              `json:"generated"`
+					Tour      []demo.Answer    `json:"tour"`
+					Playbook  *playbook.Report `json:"playbook"`
+				}{abs, sum.Samples, sum.Generated, answers, check})
 			}
 			fmt.Fprintf(a.stdout, "Built a demo graph of %d contracts (%d sample contracts with full text, %d generated) in %.1fs:\n  %s\n\n",
 				sum.Samples+sum.Generated, sum.Samples, sum.Generated, time.Since(started).Seconds(), abs)
-			fmt.Fprintf(a.stdout, "A short tour. Each question is answered by one typed tool call, the same tools the agent uses.\n\n")
+			fmt.Fprintf(a.stdout, "A short tour. Each question is answered by one typed tool call, the same tools the agent uses;\nthe last by a playbook check, which needs no model.\n\n")
 			if err := demo.Render(a.stdout, answers, "contractgraph --db "+shellArg(out), a.textOptions(a.stdout)); err != nil {
+				return err
+			}
+			if err := demo.RenderPlaybook(a.stdout, len(answers)+1, check, "contractgraph --db "+shellArg(out)); err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, `Next steps (run them in this directory)
@@ -100,6 +109,8 @@ func newDemoCmd(a *app) *cobra.Command {
                             contractgraph --db %[1]s tools call contract_search '{"contract_type":"Distributor"}'
   Ask in plain language:    contractgraph --db %[1]s --model openai:gpt-4o-mini ask "Which contracts with Cascade Instruments expire in 2026?"
                             (needs OPENAI_API_KEY; for a local model use --model ollama:qwen2.5:7b with Ollama running)
+  Check against a playbook: contractgraph --db %[1]s playbook check demo-saas-kestrel --format html -o check.html
+                            (contractgraph playbook example prints the playbook to adapt)
   Browse it in the web app: contractgraph --db %[1]s serve
                             (serves http://127.0.0.1:8080/ until Ctrl+C; --addr 127.0.0.1:PORT picks another port)
 `, shellArg(out))

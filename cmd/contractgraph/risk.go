@@ -206,18 +206,24 @@ func writeReport(stdout io.Writer, out, format string, rep *risk.Report, html ri
 	if err := riskFormats[format](&buf, rep, html); err != nil {
 		return err
 	}
+	return writeOutput(stdout, out, buf.Bytes())
+}
+
+// writeOutput writes a rendered report to stdout, or atomically to the
+// file out (creating its directory).
+func writeOutput(stdout io.Writer, out string, b []byte) error {
 	if out == "" {
-		_, err := stdout.Write(buf.Bytes())
+		_, err := stdout.Write(b)
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".risk-*")
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".report-*")
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
+	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write report %s: %w", out, err)

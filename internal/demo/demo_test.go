@@ -262,3 +262,34 @@ func TestCascadeAmountsKeepTheirCurrencies(t *testing.T) {
 		t.Errorf("contract_search amounts (-want +got):\n%s", diff)
 	}
 }
+
+// The tour's playbook stop on the samples: its verdicts are fixed by the
+// shipped data and the example playbook; the rendering is pinned by a
+// golden file (refresh with -update).
+func TestTourPlaybookGolden(t *testing.T) {
+	store, _ := buildStore(t, Options{Contracts: -1})
+	rep, err := CheckPlaybook(context.Background(), store, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Counts.MeetsStandard == 0 || rep.Counts.Deviation == 0 || rep.Counts.RedFlag == 0 {
+		t.Errorf("the demo contract should show several verdicts: %+v", rep.Counts)
+	}
+	var b strings.Builder
+	if err := RenderPlaybook(&b, len(Tour())+1, rep, "contractgraph --db demo.db"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "playbook.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), b.String()); diff != "" {
+		t.Errorf("playbook stop changed (-golden +got); run with -update if intended:\n%s", diff)
+	}
+}

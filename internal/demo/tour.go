@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
+	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/playbook"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
@@ -98,4 +101,53 @@ func Render(w io.Writer, answers []Answer, command string, opts tools.TextOption
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// PlaybookContract is the sample contract the tour checks against the
+// example playbook: it meets some positions, deviates from others and
+// lacks two required clauses.
+const PlaybookContract = "demo-saas-kestrel"
+
+// PlaybookQuestion is the tour's playbook stop.
+const PlaybookQuestion = "Does our SaaS agreement with Kestrel Health meet the example playbook for commercial agreements?"
+
+// CheckPlaybook checks PlaybookContract against the example playbook,
+// without a model.
+func CheckPlaybook(ctx context.Context, store graph.Store, now time.Time) (*playbook.Report, error) {
+	pb, err := playbook.ParseExample()
+	if err != nil {
+		return nil, fmt.Errorf("example playbook: %w", err)
+	}
+	c, err := store.GetContract(ctx, PlaybookContract)
+	if err != nil {
+		return nil, fmt.Errorf("tour playbook check: %w", err)
+	}
+	return playbook.Check(pb, c, now), nil
+}
+
+// RenderPlaybook prints the playbook stop as step n of the tour: the
+// question, the command that answers it and one line per entry (verdict,
+// closest position, the decisive reason).
+func RenderPlaybook(w io.Writer, n int, rep *playbook.Report, command string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d. %s\n   $ %s playbook check %s\n", n, PlaybookQuestion, command, rep.ContractID)
+	var counts []string
+	for _, v := range playbook.Verdicts {
+		counts = append(counts, fmt.Sprintf("%d %s", rep.Counts.Of(v), v.Label()))
+	}
+	fmt.Fprintf(&b, "   %s\n", strings.Join(counts, " · "))
+	for _, r := range rep.Checks {
+		closest := ""
+		if r.Closest != nil {
+			closest = fmt.Sprintf("%s %.2f", r.Closest.Position, r.Closest.Similarity)
+		}
+		why := ""
+		if len(r.Reasons) > 0 {
+			why = r.Reasons[len(r.Reasons)-1]
+		}
+		fmt.Fprintf(&b, "   %-28s %-20s %-15s %s\n", r.Title, r.Verdict.Label(), closest, why)
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -290,7 +290,7 @@ func checkEntry(e *Entry, c *contract.Contract) Result {
 	for i := range r.Matches {
 		m := &r.Matches[i]
 		if len(m.Missing) > 0 {
-			r.Reasons = append(r.Reasons, fmt.Sprintf("The %s does not apply: the clause lacks %s.", m.Position, quoteList(m.Missing)))
+			r.Reasons = append(r.Reasons, fmt.Sprintf("%s does not apply: the clause lacks %s.", capitalise(positionPhrase(m.Position)), quoteList(m.Missing)))
 			continue
 		}
 		if closest == nil || m.Similarity > closest.Similarity {
@@ -343,10 +343,10 @@ func checkEntry(e *Entry, c *contract.Contract) Result {
 	case r.Closest.Position != "standard" && r.Closest.Similarity >= FallbackMin:
 		if offTerms > 0 {
 			r.Verdict = Deviation
-			r.Reasons = append(r.Reasons, fmt.Sprintf("The clause reads like %s (similarity %.2f ≥ %.2f) but a numeric term is not met.", r.Closest.Position, r.Closest.Similarity, FallbackMin))
+			r.Reasons = append(r.Reasons, fmt.Sprintf("The clause reads like %s (similarity %.2f ≥ %.2f) but a numeric term is not met.", positionPhrase(r.Closest.Position), r.Closest.Similarity, FallbackMin))
 		} else {
 			r.Verdict = AcceptableFallback
-			r.Reasons = append(r.Reasons, fmt.Sprintf("The clause reads like %s (similarity %.2f ≥ %.2f), closer than the standard.", r.Closest.Position, r.Closest.Similarity, FallbackMin))
+			r.Reasons = append(r.Reasons, fmt.Sprintf("The clause reads like %s (similarity %.2f ≥ %.2f), closer than the standard.", positionPhrase(r.Closest.Position), r.Closest.Similarity, FallbackMin))
 		}
 	default:
 		r.Verdict = Deviation
@@ -354,7 +354,7 @@ func checkEntry(e *Entry, c *contract.Contract) Result {
 		if r.Closest.Position != "standard" {
 			min = FallbackMin
 		}
-		r.Reasons = append(r.Reasons, fmt.Sprintf("The closest position is the %s, at similarity %.2f, below %.2f.", r.Closest.Position, r.Closest.Similarity, min))
+		r.Reasons = append(r.Reasons, fmt.Sprintf("The closest position is %s, at similarity %.2f, below %.2f.", positionPhrase(r.Closest.Position), r.Closest.Similarity, min))
 	}
 	return r
 }
@@ -506,3 +506,19 @@ func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // Bounds writes the rule's bounds for a reader, e.g. "at most 90 days".
 func (tr TermRule) Bounds() string { return tr.describe() }
+
+// positionPhrase is a position as a sentence names it: "the standard",
+// "fallback 2".
+func positionPhrase(p string) string {
+	if p == "standard" {
+		return "the standard"
+	}
+	return p
+}
+
+func capitalise(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

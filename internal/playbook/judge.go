@@ -67,6 +67,9 @@ type JudgeDeps struct {
 	// ModelName names the model in the report, e.g. openai:gpt-4o-mini.
 	ModelName string
 	Log       *slog.Logger
+	// Progress, when set, is called before each judgement with how many
+	// are done, how many there are and the entry about to be judged.
+	Progress func(done, total int, entryID string)
 }
 
 // Judged reports whether a result gets a model's judgement: a deviation,
@@ -93,12 +96,23 @@ func Judge(ctx context.Context, deps JudgeDeps, pb *Playbook, rep *Report) error
 	for i := range pb.Entries {
 		entries[pb.Entries[i].ID] = &pb.Entries[i]
 	}
+	total := 0
+	for i := range rep.Checks {
+		if Judged(&rep.Checks[i]) && entries[rep.Checks[i].EntryID] != nil {
+			total++
+		}
+	}
+	done := 0
 	for i := range rep.Checks {
 		r := &rep.Checks[i]
 		e := entries[r.EntryID]
 		if !Judged(r) || e == nil {
 			continue
 		}
+		if deps.Progress != nil {
+			deps.Progress(done, total, r.EntryID)
+		}
+		done++
 		msgs, err := judgeMessages(e, r)
 		if err != nil {
 			return err
