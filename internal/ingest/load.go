@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/contractgraph/contractgraph/internal/bounded"
+	"github.com/contractgraph/contractgraph/internal/contract"
 )
 
 // Reasons a file is skipped. Load wraps one of them in a *FileError.
@@ -49,6 +50,11 @@ var Formats = map[string]string{
 	".htm":      "html",
 	".pdf":      "pdf",
 	".docx":     "docx",
+	".png":      "image",
+	".jpg":      "image",
+	".jpeg":     "image",
+	".tif":      "image",
+	".tiff":     "image",
 }
 
 // DefaultMaxBytes is the default limit on a file's size.
@@ -65,13 +71,18 @@ const DefaultMaxTextBytes = 4 << 20
 type Document struct {
 	Path     string
 	ID       string // the file name without its extension
-	Format   string // txt, md, html, pdf or docx
+	Format   string // txt, md, html, pdf, docx or image
 	Encoding string // character set of text formats
 	SHA256   string // hex digest of the raw file bytes
 	Size     int64
 	Text     string
 	// Offsets maps offsets in Text to offsets in the decoded source text.
 	Offsets OffsetMap
+	// Pages describes each page of a PDF any page of which was recognised
+	// by OCR, and of an image, with byte ranges in Text; nil otherwise.
+	Pages []contract.Page
+	// OCR summarises the recognised pages; nil when there are none.
+	OCR *OCRReport
 }
 
 // Loader reads documents. The zero value is not usable; use NewLoader.
@@ -79,6 +90,7 @@ type Loader struct {
 	maxBytes     int64
 	maxTextBytes int
 	pdftotext    string
+	ocr          *ocr
 }
 
 // LoaderOptions configures a Loader.
@@ -91,6 +103,28 @@ type LoaderOptions struct {
 	// PDFToText is the path of poppler's pdftotext. Empty means the
 	// pure-Go PDF reader is used. FindPDFToText looks it up on PATH.
 	PDFToText string
+
+	// OCR says when pages are recognised from their image; "" is OCRAuto.
+	OCR OCRMode
+	// OCRLang is Tesseract's language list, "eng" or "eng+deu"; "" is eng.
+	OCRLang string
+	// Tesseract and PDFToPPM are the paths of tesseract and poppler's
+	// pdftoppm (FindTesseract and FindPDFToPPM look them up on PATH).
+	// Empty, or a path that is not there, makes a file that needs OCR fail
+	// with ErrNeedsOCR naming the command that installs it.
+	Tesseract string
+	PDFToPPM  string
+	// OCRDPI is the resolution PDF pages are recognised at, PageImageDPI
+	// that of the page images kept for display; 0 means DefaultOCRDPI and
+	// DefaultPageImageDPI.
+	OCRDPI       int
+	PageImageDPI int
+	// MinOCRConfidence is the mean word confidence under which a page is
+	// reported as low-confidence; 0 means DefaultMinOCRConfidence.
+	MinOCRConfidence float64
+	// MaxOCRPages limits the pages recognised in one file; 0 means
+	// DefaultMaxOCRPages.
+	MaxOCRPages int
 }
 
 // NewLoader returns a Loader.
@@ -101,12 +135,32 @@ func NewLoader(opts LoaderOptions) *Loader {
 	if opts.MaxTextBytes <= 0 {
 		opts.MaxTextBytes = DefaultMaxTextBytes
 	}
-	return &Loader{maxBytes: opts.MaxBytes, maxTextBytes: opts.MaxTextBytes, pdftotext: opts.PDFToText}
+	o := &ocr{mode: opts.OCR, lang: opts.OCRLang, tesseract: opts.Tesseract, pdftoppm: opts.PDFToPPM,
+		dpi: opts.OCRDPI, viewDPI: opts.PageImageDPI, minConf: opts.MinOCRConfidence, maxPages: opts.MaxOCRPages}
+	if o.mode == "" {
+		o.mode = OCRAuto
+	}
+	if o.lang == "" {
+		o.lang = "eng"
+	}
+	if o.dpi <= 0 {
+		o.dpi = DefaultOCRDPI
+	}
+	if o.viewDPI <= 0 {
+		o.viewDPI = DefaultPageImageDPI
+	}
+	if o.minConf <= 0 {
+		o.minConf = DefaultMinOCRConfidence
+	}
+	if o.maxPages <= 0 {
+		o.maxPages = DefaultMaxOCRPages
+	}
+	return &Loader{maxBytes: opts.MaxBytes, maxTextBytes: opts.MaxTextBytes, pdftotext: opts.PDFToText, ocr: o}
 }
 
 // Load reads, decodes and normalises one file. Errors are *FileError
 // wrapping ErrUnsupported, ErrEmpty, ErrEncrypted, ErrCorrupt, ErrTooLarge,
-// or an I/O error.
+// ErrTextTooLarge, ErrNeedsOCR, or an I/O error.
 func (l *Loader) Load(ctx context.Context, path string) (*Document, error) {
 	doc, err := l.load(ctx, path)
 	if err != nil {
@@ -146,7 +200,7 @@ func (l *Loader) load(ctx context.Context, path string) (*Document, error) {
 	sum := sha256.Sum256(data)
 	doc.SHA256 = hex.EncodeToString(sum[:])
 
-	raw, enc, err := l.extract(ctx, format, path, data)
+	raw, enc, pages, err := l.extract(ctx, format, path, data)
 	if errors.Is(err, errTextLimit) {
 		return nil, fmt.Errorf("%w: the %s file holds more than %s of text, the limit per file", ErrTextTooLarge, bounded.Size(int64(len(data))), bounded.Size(int64(l.maxTextBytes)))
 	}
@@ -159,14 +213,36 @@ func (l *Loader) load(ctx context.Context, path string) (*Document, error) {
 	doc.Encoding = enc
 	doc.Text, doc.Offsets = Normalize(raw)
 	if strings.TrimSpace(doc.Text) == "" {
+		if pages != nil {
+			return nil, fmt.Errorf("%w: OCR recognised no words", ErrEmpty)
+		}
 		return nil, ErrEmpty
+	}
+	if pages != nil {
+		remapPages(pages, doc.Offsets)
+		doc.Pages = pages
+		doc.OCR = ocrReport(pages, l.ocr.minConf)
 	}
 	return doc, nil
 }
 
-// extract returns the text of data in the given format and, for text
-// formats, the character set it was decoded from.
-func (l *Loader) extract(ctx context.Context, format, path string, data []byte) (string, string, error) {
+// extract returns the text of data in the given format, for text formats
+// the character set it was decoded from, and for a scan its pages.
+func (l *Loader) extract(ctx context.Context, format, path string, data []byte) (string, string, []contract.Page, error) {
+	switch format {
+	case "pdf":
+		text, pages, err := l.scanPDF(ctx, path, data)
+		return text, "", pages, err
+	case "image":
+		text, pages, err := l.scanImage(ctx, path, data)
+		return text, "", pages, err
+	}
+	text, enc, err := l.extractText(ctx, format, data)
+	return text, enc, nil, err
+}
+
+// extractText returns the text of a document that is not a scan.
+func (l *Loader) extractText(ctx context.Context, format string, data []byte) (string, string, error) {
 	switch format {
 	case "txt", "md":
 		text, enc, err := Decode(data)
@@ -181,13 +257,6 @@ func (l *Loader) extract(ctx context.Context, format, path string, data []byte) 
 		}
 		md, err := htmlToText(ctx, text)
 		return md, enc, err
-	case "pdf":
-		if l.pdftotext != "" {
-			text, err := pdfToTextCmd(ctx, l.pdftotext, path)
-			return text, "", err
-		}
-		text, err := pdfText(data)
-		return text, "", err
 	case "docx":
 		text, err := docxText(data, l.maxTextBytes)
 		return text, "", err

@@ -76,3 +76,18 @@ func Normalize(s string) (string, OffsetMap) {
 	mark(len(s))
 	return b.String(), m
 }
+
+// Norm returns the normalised byte offset of source offset off, the
+// inverse of Source: an offset inside characters that normalisation
+// removed or shortened maps to where they were.
+func (m OffsetMap) Norm(off int) int {
+	i := sort.Search(len(m.anchors), func(i int) bool { return m.anchors[i].src > off }) - 1
+	norm := off
+	if i >= 0 {
+		norm = m.anchors[i].norm + off - m.anchors[i].src
+	}
+	if i+1 < len(m.anchors) && norm > m.anchors[i+1].norm {
+		norm = m.anchors[i+1].norm
+	}
+	return norm
+}

@@ -50,32 +50,58 @@ func pdfToTextCmd(ctx context.Context, bin, path string) (string, error) {
 }
 
 // pdfText extracts the text of a PDF with the pure-Go reader, page by page,
-// pages separated by a blank line. The reader panics on some malformed
-// files; that becomes ErrCorrupt.
-func pdfText(data []byte) (text string, err error) {
+// pages separated by a blank line.
+func pdfText(data []byte) (string, error) {
+	pages, err := pdfPageTexts(data)
+	if err != nil {
+		return "", err
+	}
+	return joinPDFPages(pages), nil
+}
+
+// joinPDFPages joins the pure-Go reader's page texts as pdfText does:
+// the pages with text, separated by a blank line.
+func joinPDFPages(pages []string) string {
+	var b strings.Builder
+	for _, t := range pages {
+		if t == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// pdfPageTexts returns the text of each page of a PDF read with the pure-Go
+// reader, trimmed of blank lines around it, "" for a page without text.
+// The reader panics on some malformed files; that becomes ErrCorrupt.
+func pdfPageTexts(data []byte) (pages []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			text, err = "", fmt.Errorf("%w: pdf: %v", ErrCorrupt, r)
+			pages, err = nil, fmt.Errorf("%w: pdf: %v", ErrCorrupt, r)
 		}
 	}()
 	if !bytes.HasPrefix(bytes.TrimLeft(data, "\x00\t\n\r "), []byte("%PDF-")) {
-		return "", fmt.Errorf("%w: not a PDF file (no %%PDF- header)", ErrCorrupt)
+		return nil, fmt.Errorf("%w: not a PDF file (no %%PDF- header)", ErrCorrupt)
 	}
 	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		if errors.Is(err, pdf.ErrInvalidPassword) || bytes.Contains(data, []byte("/Encrypt")) {
-			return "", ErrEncrypted
+			return nil, ErrEncrypted
 		}
-		return "", fmt.Errorf("%w: pdf: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: pdf: %v", ErrCorrupt, err)
 	}
 	if !r.Trailer().Key("Encrypt").IsNull() {
-		return "", ErrEncrypted
+		return nil, ErrEncrypted
 	}
 	n := r.NumPage()
 	if n <= 0 {
-		return "", fmt.Errorf("%w: pdf has no pages", ErrCorrupt)
+		return nil, fmt.Errorf("%w: pdf has no pages", ErrCorrupt)
 	}
-	var b strings.Builder
+	pages = make([]string, n)
 	for i := 1; i <= n; i++ {
 		p := r.Page(i)
 		if p.V.IsNull() {
@@ -83,16 +109,49 @@ func pdfText(data []byte) (text string, err error) {
 		}
 		t, err := p.GetPlainText(nil)
 		if err != nil {
-			return "", fmt.Errorf("%w: pdf page %d: %v", ErrCorrupt, i, err)
+			return nil, fmt.Errorf("%w: pdf page %d: %v", ErrCorrupt, i, err)
 		}
-		t = strings.TrimLeft(t, "\n")
-		if t == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString(strings.TrimRight(t, "\n "))
+		pages[i-1] = strings.TrimRight(strings.TrimLeft(t, "\n"), "\n ")
 	}
-	return b.String(), nil
+	return pages, nil
+}
+
+// pdfImagePages returns the 0-based numbers of the pages that draw an
+// image (directly or in a form), for telling a scanned page from a blank
+// one, and false when the pure-Go reader cannot read the file's n pages.
+func pdfImagePages(data []byte, n int) (pages map[int]bool, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			pages, ok = nil, false
+		}
+	}()
+	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil || r.NumPage() != n {
+		return nil, false
+	}
+	pages = map[int]bool{}
+	for i := range n {
+		if p := r.Page(i + 1); !p.V.IsNull() && hasImage(p.Resources(), 2) {
+			pages[i] = true
+		}
+	}
+	return pages, true
+}
+
+// hasImage reports whether a resource dictionary holds an image XObject,
+// looking depth levels into form XObjects.
+func hasImage(res pdf.Value, depth int) bool {
+	xo := res.Key("XObject")
+	for _, k := range xo.Keys() {
+		v := xo.Key(k)
+		switch v.Key("Subtype").Name() {
+		case "Image":
+			return true
+		case "Form":
+			if depth > 0 && hasImage(v.Key("Resources"), depth-1) {
+				return true
+			}
+		}
+	}
+	return false
 }
