@@ -139,7 +139,7 @@ func riskTexts(ctx context.Context, dir string, n int) ([]risk.Input, error) {
 		}
 		return strings.Compare(filepath.Base(x.path), filepath.Base(y.path))
 	})
-	loader := ingest.NewLoader(ingest.LoaderOptions{PDFToText: ingest.FindPDFToText()})
+	loader := ingest.NewLoader(loaderOptions())
 	var out []risk.Input
 	for _, s := range all[:min(n, len(all))] {
 		doc, err := loader.Load(ctx, s.path)

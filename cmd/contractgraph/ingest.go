@@ -40,17 +40,29 @@ type ingestFlags struct {
 	// docBudget bounds one document's repair rounds and follow-up calls;
 	// 0 means none.
 	docBudget time.Duration
+	// ocr is auto, always or never; ocrLang Tesseract's languages.
+	ocr, ocrLang string
 }
 
 func newIngestCmd(a *app) *cobra.Command {
 	var f ingestFlags
 	cmd := &cobra.Command{
 		Use:   "ingest PATH...",
-		Short: "Extract raw contracts (PDF, DOCX, HTML, TXT, MD) into the graph with an LLM",
+		Short: "Extract raw contracts (PDF, DOCX, HTML, TXT, MD, scans) into the graph with an LLM",
 		Long: `Ingest loads documents (directories are walked), extracts each with the
 chat model (--model) into the typed contract schema with verbatim evidence,
 chunks the text for clause search (embedding the chunks when --embed-model is
 set), writes each contract atomically and finally resolves duplicate parties.
+
+Scans are recognised with Tesseract (OCR): a PDF page without a usable text
+layer, and PNG, JPEG and TIFF files. --ocr always recognises every PDF page,
+--ocr never none; --ocr-lang names Tesseract's languages (eng, eng+deu; each
+needs its package, such as tesseract-ocr-deu). The stored text is built from
+the recognised words, so clause and evidence offsets point into it as for any
+document, and each recognised word keeps its page and box for the contract
+page's scan view. Pages recognised with a low confidence are listed in the
+summary. Without Tesseract a scanned file fails with the command that
+installs it, and the other files go on.
 
 A file whose bytes and model are unchanged since it was last ingested is not
 sent to the model again, so an interrupted run resumes where it stopped.
@@ -72,6 +84,8 @@ The exit status is 1 when any file failed.`,
 	fl.Int64Var(&f.maxBytes, "max-file-size", ingest.DefaultMaxBytes, "largest file accepted, in bytes")
 	fl.IntVar(&f.maxTextBytes, "max-text-bytes", ingest.DefaultMaxTextBytes, "most text extracted from one file, in bytes; a file with more fails before any model call")
 	fl.IntVar(&f.maxCalls, "max-model-calls", extract.DefaultMaxCalls, "most model calls for one file, repairs included; a file that needs more fails before any call")
+	fl.StringVar(&f.ocr, "ocr", "auto", "recognise scanned pages with Tesseract: auto (pages without a text layer, and images), always (every PDF page) or never")
+	fl.StringVar(&f.ocrLang, "ocr-lang", "eng", "Tesseract languages, joined by + (eng+deu); each needs its tesseract-ocr-LANG package")
 	fl.BoolVar(&f.noResolve, "no-resolve", false, "skip entity resolution after the batch")
 	fl.Float64Var(&f.threshold, "threshold", resolve.DefaultThreshold, "entity resolution merge threshold")
 	return cmd
@@ -91,6 +105,11 @@ func (a *app) runIngest(cmd *cobra.Command, args []string, f ingestFlags) error 
 		return usageError(errors.New("--rpm and --tpm must not be negative"))
 	case f.threshold <= 0 || f.threshold > 1:
 		return usageError(fmt.Errorf("--threshold %g: must be in (0, 1]", f.threshold))
+	case !ingest.ValidOCRLang(f.ocrLang):
+		return usageError(fmt.Errorf("--ocr-lang %q: want Tesseract language codes joined by +, such as eng or eng+deu", f.ocrLang))
+	}
+	if _, err := ingest.ParseOCRMode(f.ocr); err != nil {
+		return usageError(fmt.Errorf("--ocr: %w", err))
 	}
 	for _, p := range args {
 		if _, err := os.Stat(p); err != nil {
@@ -213,7 +232,10 @@ func (a *app) extractOptions(f ingestFlags) (extract.Options, error) {
 
 // newIngestPipeline is the ingestion pipeline over w writing to store.
 func (a *app) newIngestPipeline(w *ingestWiring, store graph.Store, f ingestFlags, progress func(ingest.Progress)) *ingest.Pipeline {
-	loader := ingest.NewLoader(ingest.LoaderOptions{MaxBytes: f.maxBytes, MaxTextBytes: f.maxTextBytes, PDFToText: ingest.FindPDFToText()})
+	opts := loaderOptions()
+	opts.MaxBytes, opts.MaxTextBytes, opts.OCRLang = f.maxBytes, f.maxTextBytes, f.ocrLang
+	opts.OCR, _ = ingest.ParseOCRMode(f.ocr) // validated by runIngest
+	loader := ingest.NewLoader(opts)
 	return ingest.NewPipeline(loader, w.ext, store, ingest.Options{
 		Model:            a.cfg.Model,
 		Concurrency:      f.concurrency,
@@ -228,6 +250,12 @@ func (a *app) newIngestPipeline(w *ingestWiring, store graph.Store, f ingestFlag
 	})
 }
 
+// loaderOptions finds the programs the loader runs: poppler's pdftotext
+// and pdftoppm, and Tesseract.
+func loaderOptions() ingest.LoaderOptions {
+	return ingest.LoaderOptions{PDFToText: ingest.FindPDFToText(), PDFToPPM: ingest.FindPDFToPPM(), Tesseract: ingest.FindTesseract()}
+}
+
 func printIngestSummary(w io.Writer, sum *ingest.Summary) {
 	for _, r := range sum.Files {
 		switch r.Status {
@@ -235,6 +263,17 @@ func printIngestSummary(w io.Writer, sum *ingest.Summary) {
 			fmt.Fprintf(w, "failed:    %s\n", ingestFailure(r))
 		case ingest.StatusSkipped:
 			fmt.Fprintf(w, "skipped:   %s: %s\n", r.Path, r.Error)
+		}
+		if o := r.OCR; o != nil {
+			fmt.Fprintf(w, "ocr:       %s: %s recognised, confidence %.0f%%", r.Path, pageList(o.Pages), o.Confidence)
+			if len(o.LowConfidence) > 0 {
+				low := make([]int, len(o.LowConfidence))
+				for i, lc := range o.LowConfidence {
+					low[i] = lc.Page
+				}
+				fmt.Fprintf(w, "; low confidence on %s", pageList(low))
+			}
+			fmt.Fprintln(w)
 		}
 		for _, warn := range r.Warnings {
 			fmt.Fprintf(w, "warning:   %s: %s\n", r.ContractID, warn)
@@ -266,8 +305,32 @@ func ingestFailure(r ingest.FileResult) string {
 		msg += " (--max-text-bytes raises it)"
 	case errors.Is(r.Err(), extract.ErrTooManyCalls):
 		msg += " (--max-model-calls raises it)"
+	case errors.Is(r.Err(), ingest.ErrNeedsOCR) && strings.Contains(msg, "turned off"):
+		msg += " (--ocr auto recognises scanned pages)"
 	}
 	return msg
+}
+
+// pageList writes pages 1, 2, 3 and 5 as "pages 1-3, 5".
+func pageList(pages []int) string {
+	var parts []string
+	for i := 0; i < len(pages); {
+		j := i
+		for j+1 < len(pages) && pages[j+1] == pages[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", pages[i], pages[j]))
+		} else {
+			parts = append(parts, fmt.Sprint(pages[i]))
+		}
+		i = j + 1
+	}
+	word := "pages "
+	if len(pages) == 1 {
+		word = "page "
+	}
+	return word + strings.Join(parts, ", ")
 }
 
 // ingestBar draws "[=====>    ] 12/40  ETA 3m10s  tokens 120k in 8k out  name"

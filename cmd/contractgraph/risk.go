@@ -177,7 +177,7 @@ func riskFormat(f riskFlags, jsonFlag, many bool) (string, error) {
 // document, anything else is a stored contract's id.
 func (a *app) riskInput(ctx context.Context, store graph.Store, arg string) (risk.Input, error) {
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		doc, err := ingest.NewLoader(ingest.LoaderOptions{PDFToText: ingest.FindPDFToText()}).Load(ctx, arg)
+		doc, err := ingest.NewLoader(loaderOptions()).Load(ctx, arg)
 		if err != nil {
 			return risk.Input{}, usageError(err)
 		}

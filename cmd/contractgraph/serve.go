@@ -237,7 +237,7 @@ func (a *app) newUploadIngester(ctx context.Context, store graph.Store, model ll
 			return nil, usageError(err)
 		}
 	}
-	loader := ingest.NewLoader(ingest.LoaderOptions{PDFToText: ingest.FindPDFToText()})
+	loader := ingest.NewLoader(loaderOptions())
 	return &uploadIngester{
 		dir: dir,
 		newPipeline: func(progress func(ingest.Progress)) *ingest.Pipeline {

@@ -23,6 +23,7 @@ func Capabilities(s Store) []Capability {
 	_, deadlines := s.(DeadlineSearcher)
 	_, deleter := s.(ContractDeleter)
 	_, names := s.(PartyNameLister)
+	_, pages := s.(PageStore)
 	return []Capability{
 		{"statutes", statutes, "statute_search and get_statute; risk reviews check citations against them"},
 		{"statute vectors", statuteVectors, "statute_search fuses vector similarity with BM25"},
@@ -35,6 +36,7 @@ func Capabilities(s Store) []Capability {
 		{"contract ids", ids, "shell completion of contract ids"},
 		{"deadline search", deadlines, "deadline_search, contractgraph deadlines and the calendar"},
 		{"party names", names, "parties filters and party_search tolerate typos (Excte finds Excite Inc.)"},
+		{"page images", pages, "the contract page shows scanned pages with the words of a clause boxed (OCR words, boxes and confidence kept)"},
 		{"contract deletion", deleter, "delete removes contracts with their clauses, chunks and orphaned parties"},
 	}
 }

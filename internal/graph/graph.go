@@ -414,3 +414,29 @@ type ContractDeleter interface {
 	// store's failure or a cancelled context) nothing is deleted.
 	DeleteContracts(ctx context.Context, ids []string) ([]string, error)
 }
+
+// ContractPages are the pages a contract's text was read from, page by
+// page, because OCR recognised some of them. SHA256 is the hash of the
+// source file they were read from: offsets in Pages refer to the text of
+// the contract stored with that hash, and a reader shows them only when
+// the stored contract's SHA256 is the same.
+type ContractPages struct {
+	ContractID string          `json:"contract_id"`
+	SHA256     string          `json:"sha256"`
+	Pages      []contract.Page `json:"pages"`
+}
+
+// PageStore is a Store that keeps contracts' pages (their OCR words,
+// boxes, confidence and page images) for the contract page's scan view.
+type PageStore interface {
+	// PutPages replaces the pages stored for a contract with pages (with
+	// their images); no pages deletes them. It does not check that the
+	// contract is stored.
+	PutPages(ctx context.Context, p ContractPages) error
+	// Pages returns a contract's pages without their images, and
+	// ErrNotFound when none are stored.
+	Pages(ctx context.Context, contractID string) (*ContractPages, error)
+	// PageImage returns the PNG of one page (numbered from 1), and
+	// ErrNotFound when that page has no stored image.
+	PageImage(ctx context.Context, contractID string, page int) ([]byte, error)
+}

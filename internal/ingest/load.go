@@ -264,6 +264,25 @@ func (l *Loader) extractText(ctx context.Context, format string, data []byte) (s
 	return "", "", ErrUnsupported
 }
 
+// fileSHA256 is the hex SHA-256 of the file at path, as Load computes it,
+// for a file of at most maxBytes.
+func fileSHA256(path string, maxBytes int64) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return "", err
+	}
+	if n > maxBytes {
+		return "", ErrTooLarge
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // stem is the file name without directory and extension, trimmed of
 // surrounding spaces (some CUAD names end in one): the contract id.
 func stem(path string) string {

@@ -305,3 +305,44 @@ func encodePNG(t *testing.T, img image.Image) []byte {
 	}
 	return buf.Bytes()
 }
+
+// TestOCRWordAccuracy measures word accuracy (1 − word error rate) of the
+// recognised text against the source on generated scans of the sample
+// contract, from clean to fax-like; docs/EVALUATION.md reports its log
+// (go test -count=1 -v -run TestOCRWordAccuracy ./internal/ingest/).
+func TestOCRWordAccuracy(t *testing.T) {
+	tess, ppm := needOCR(t)
+	src := sampleContract(t)
+	l := NewLoader(LoaderOptions{PDFToText: FindPDFToText(), Tesseract: tess, PDFToPPM: ppm})
+	for _, c := range []struct {
+		name    string
+		opts    scantest.Options
+		atLeast float64
+		low     bool // reported as low-confidence
+	}{
+		{"clean, 300 DPI", scantest.Options{Seed: 1}, 0.97, false},
+		{"noisy 1%, rotated 0.6°, 300 DPI", scantest.Options{Noise: 0.01, Rotate: 0.6, Seed: 2}, 0.93, false},
+		// Tesseract does not despeckle: heavy noise ruins the text, and the
+		// summary must say so.
+		{"fax-like: noisy 3%, rotated 1.5°, 200 DPI", scantest.Options{DPI: 200, Noise: 0.03, Rotate: 1.5, Seed: 3}, 0.2, true},
+	} {
+		pdf, err := scantest.ScannedPDF(src, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := writeFile(t, t.TempDir(), "scan.pdf", pdf)
+		doc, err := l.Load(context.Background(), path)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		checkPages(t, doc)
+		acc := scantest.WordAccuracy(src, doc.Text)
+		t.Logf("%-45s word accuracy %.3f (%d source words), mean confidence %.1f", c.name, acc, len(scantest.Words(src)), doc.OCR.Confidence)
+		if acc < c.atLeast {
+			t.Errorf("%s: word accuracy %.3f, want at least %.2f", c.name, acc, c.atLeast)
+		}
+		if low := len(doc.OCR.LowConfidence) > 0; low != c.low {
+			t.Errorf("%s: low-confidence pages %v, want reported: %v", c.name, doc.OCR.LowConfidence, c.low)
+		}
+	}
+}

@@ -47,7 +47,10 @@ type FileResult struct {
 	EmbedUsage llm.Usage `json:"embedding_usage"`
 	Calls      int       `json:"model_calls"`
 	Warnings   []string  `json:"warnings,omitempty"`
-	err        error
+	// OCR says which pages were recognised and which of them have a low
+	// confidence; nil for a file without recognised pages.
+	OCR *OCRReport `json:"ocr,omitempty"`
+	err error
 }
 
 // Err returns the error of a failed or skipped file.
@@ -238,11 +241,15 @@ func failed(path, id string, err error) FileResult {
 // one ingests one file.
 func (p *Pipeline) one(ctx context.Context, path string) FileResult {
 	log := p.log.With("file", path)
+	if r, ok := p.unchangedScan(ctx, path); ok {
+		log.Debug("unchanged, not recognised or extracted again")
+		return r
+	}
 	doc, err := p.loader.Load(ctx, path)
 	if err != nil {
 		return failed(path, stem(path), err)
 	}
-	r := FileResult{Path: path, ContractID: doc.ID}
+	r := FileResult{Path: path, ContractID: doc.ID, OCR: doc.OCR}
 	if !p.opts.Force {
 		stored, err := p.store.GetContract(ctx, doc.ID)
 		switch {
@@ -291,9 +298,57 @@ func (p *Pipeline) one(ctx context.Context, path string) FileResult {
 		f.Usage, f.Calls = r.Usage, r.Calls
 		return f
 	}
+	r.Warnings = append(r.Warnings, p.putPages(ctx, doc)...)
 	r.Status = StatusOK
 	log.Debug("ingested", "chunks", len(c.Chunks), "clauses", len(c.Clauses), "calls", r.Calls, "embed_model", p.opts.EmbedModel)
 	return r
+}
+
+// unchangedScan reports a PDF or image whose stored contract has the
+// same bytes and model as unchanged before loading it, which for a scan
+// would mean minutes of OCR for nothing.
+func (p *Pipeline) unchangedScan(ctx context.Context, path string) (FileResult, bool) {
+	if p.opts.Force {
+		return FileResult{}, false
+	}
+	if f := Formats[strings.ToLower(filepath.Ext(path))]; f != "pdf" && f != "image" {
+		return FileResult{}, false
+	}
+	id := stem(path)
+	stored, err := p.store.GetContract(ctx, id)
+	if err != nil || stored.ExtractedBy != p.opts.Model || stored.SHA256 == "" {
+		return FileResult{}, false
+	}
+	sum, err := fileSHA256(path, p.loader.maxBytes)
+	if err != nil || sum != stored.SHA256 {
+		return FileResult{}, false
+	}
+	return FileResult{Path: path, ContractID: id, Status: StatusUnchanged}, true
+}
+
+// putPages stores the pages of a document read page by page (and clears
+// those of an earlier version otherwise) when the store keeps pages, and
+// returns warnings: the pages OCR read with a low confidence, pages that
+// could not be stored. The contract is written by then; its page view is
+// what a failure here loses.
+func (p *Pipeline) putPages(ctx context.Context, doc *Document) []string {
+	var warns []string
+	if doc.OCR != nil {
+		for _, lc := range doc.OCR.LowConfidence {
+			warns = append(warns, fmt.Sprintf("page %d: OCR confidence %.0f%% is under %.0f%%; check its text", lc.Page, lc.Confidence, doc.OCR.MinConfidence))
+		}
+	}
+	ps, ok := p.store.(graph.PageStore)
+	if !ok {
+		if doc.OCR != nil {
+			warns = append(warns, "this store keeps no page images: the contract page shows the recognised text without the scan")
+		}
+		return warns
+	}
+	if err := ps.PutPages(ctx, graph.ContractPages{ContractID: doc.ID, SHA256: doc.SHA256, Pages: doc.Pages}); err != nil {
+		warns = append(warns, fmt.Sprintf("page images not stored: %v", err))
+	}
+	return warns
 }
 
 // embedBatch is how many chunks go into one embedding request.

@@ -586,6 +586,10 @@ func (s *Store) DeleteContracts(ctx context.Context, ids []string) ([]string, er
 			if err != nil {
 				return err
 			}
+			// Pages are keyed by id (see 0085_pages.sql), so remove keeps them.
+			if _, err := tx.ExecContext(ctx, `DELETE FROM contract_pages WHERE contract_id = ?`, id); err != nil {
+				return err
+			}
 			if err := w.dropOrphans(ctx, parties, locations); err != nil {
 				return err
 			}
