@@ -100,16 +100,16 @@ func (a *app) completionToolSet(ctx context.Context) *tools.Set {
 
 var (
 	// argValueRE matches JSON arguments cut inside the string value of
-	// contract_id, contract_type or an entry of clause_types.
-	argValueRE = regexp.MustCompile(`^(.*"(contract_id|contract_type|clause_types)"\s*:\s*(\[(?:\s*"[^"]*"\s*,)*)?\s*")([^"]*)$`)
+	// contract_id, contract_type, clause_type or an entry of clause_types.
+	argValueRE = regexp.MustCompile(`^(.*"(contract_id|contract_type|clause_type|clause_types)"\s*:\s*(\[(?:\s*"[^"]*"\s*,)*)?\s*")([^"]*)$`)
 	// argNameRE matches JSON arguments cut where an argument name starts.
 	argNameRE = regexp.MustCompile(`^(\s*\{\s*|.*,\s*)"?([a-z_]*)$`)
 )
 
 // completeToolArgs completes a tool's JSON arguments: argument names where
-// one starts, and the values of contract_id (from the store), contract_type
-// and clause_types (from the taxonomies), each closed so that the JSON is
-// whole.
+// one starts, and the values of contract_id (from the store), contract_type,
+// clause_type and clause_types (from the taxonomies), each closed so that
+// the JSON is whole.
 func (a *app) completeToolArgs(ctx context.Context, set *tools.Set, tool, toComplete string) []string {
 	if toComplete == "" {
 		return []string{"{", "{}"}
@@ -126,7 +126,7 @@ func (a *app) completeToolArgs(ctx context.Context, set *tools.Set, tool, toComp
 			values = a.contractIDs(ctx, prefix)
 		case "contract_type":
 			values = prefixed(contract.ContractTypes, prefix)
-		case "clause_types":
+		case "clause_type", "clause_types":
 			values = prefixed(contract.ClauseTypeNames(), prefix)
 		}
 		out := make([]string, len(values))

@@ -39,6 +39,7 @@ func TestCompletion(t *testing.T) {
 		{"contract ids in JSON", []string{"--db", db, "tools", "call", "get_contract", `{"contract_id":"c1`}, []string{`{"contract_id":"c10"}`, `{"contract_id":"c11"}`, `{"contract_id":"c12"}`}},
 		{"contract types in JSON", []string{"--db", db, "tools", "call", "contract_search", `{"limit":3,"contract_type":"Jo`}, []string{`{"limit":3,"contract_type":"Joint Venture"}`}},
 		{"clause types in a list", []string{"--db", db, "tools", "call", "contract_search", `{"clause_types":["Cap On Liability","Governing L`}, []string{`{"clause_types":["Cap On Liability","Governing Law"]}`}},
+		{"clause type of clause_compare", []string{"--db", db, "tools", "call", "clause_compare", `{"clause_type":"Cap`}, []string{`{"clause_type":"Cap On Liability"}`}},
 		{"argument names", []string{"--db", db, "tools", "call", "get_contract", `{"contract_id":"c01","include`}, []string{`{"contract_id":"c01","include_text":`}},
 		{"risk contract ids", []string{"--db", db, "risk", "c0"}, []string{"c01", "c02", "c03", "c04", "c05", "c06", "c07", "c08", "c09"}},
 		{"store values", []string{"--store", ""}, []string{"sqlite", "neo4j"}},

@@ -137,6 +137,7 @@ func TestToolsCallEveryToolReads(t *testing.T) {
 		tools.NameGetContract:       {`{"contract_id":"c09"}`, []string{"Festival Deal  c09", "Type", "Sponsorship", "Parties", "Iota Events"}},
 		tools.NameDeadlineSearch:    {`{"from":"2021-01-01","to":"2022-12-31","kinds":["notice"]}`, []string{"2 deadlines from 2021-01-01 to 2022-12-31:", "DATE", "2021-09-14", "notice", "c01"}},
 		tools.NameClauseSearch:      {`{"query":"liability","limit":2}`, []string{"2 passages", "c01 · contract text · bytes 125-206 · verified", "“2. Liability. The total liability"}},
+		tools.NameClauseCompare:     {`{"clause_type":"Liability & Indemnification","threshold":0.15}`, []string{"Liability & Indemnification: 4 clauses in 4 contracts", "2 groups and 0 outliers", "Group 1 · 2 clauses in 2 contracts", "key terms: cap 1 × fees", "representative c01 · bytes 139-206", "also: c09"}},
 		tools.NameStatuteSearch:     {`{"query":"arbitration enforceable"}`, []string{"1 statute", "9 U.S.C. § 2 — Validity", "https://uscode.house.gov/", "“A written provision"}},
 		tools.NameGetStatute:        {`{"statute_id":"/us/usc/t9/s2"}`, []string{"9 U.S.C. § 2 — Validity", "/us/usc/t9/s2 · us", "shall be valid"}},
 	}

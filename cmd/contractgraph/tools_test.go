@@ -453,9 +453,9 @@ func TestToolsAskSendsCompactSchemasToLocalModel(t *testing.T) {
 		// The whole first request (system prompt, question and tool
 		// definitions, with the prompt's two worked calls) at ~3.7 bytes
 		// per token: about 2,350 tokens (deadline_search among the
-		// tools, and without_clause_types ~210 bytes), a third of the full
-		// request.
-		{"auto", true, 9010, 0},
+		// tools, without_clause_types ~210 bytes and clause_compare ~410),
+		// a third of the full request.
+		{"auto", true, 9420, 0},
 		{"full", false, 0, 20000},
 	}
 	for _, tt := range tests {

@@ -227,7 +227,7 @@ func toolClass(r *http.Request) Class {
 		return ClassText
 	case "get_contract":
 		return ClassLookup
-	case "contract_search", "contract_aggregate", "party_search", "deadline_search":
+	case "contract_search", "contract_aggregate", "party_search", "deadline_search", "clause_compare":
 		return ClassQuery
 	}
 	return ClassQuery // a tool added later is costed like a search until classed

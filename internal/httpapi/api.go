@@ -144,6 +144,17 @@ func (s *Server) handleAggregate(w http.ResponseWriter, r *http.Request) {
 	writeRawJSON(w, http.StatusOK, out)
 }
 
+// handleCompare is clause_compare with query parameters; it answers the
+// tool's JSON result.
+func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
+	out, err := s.queryTool(r.Context(), tools.NameClauseCompare, r.URL.Query())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeRawJSON(w, http.StatusOK, out)
+}
+
 // queryTool calls a tool with arguments taken from query parameters.
 func (s *Server) queryTool(ctx context.Context, name string, q url.Values) (json.RawMessage, error) {
 	schema, err := toolSchema(s.tools, name)

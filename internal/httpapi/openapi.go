@@ -27,6 +27,7 @@ var queryEndpoints = map[string]string{
 	"/api/aggregate":     tools.NameContractAggregate,
 	"/api/deadlines":     tools.NameDeadlineSearch,
 	"/api/deadlines.ics": tools.NameDeadlineSearch,
+	"/api/compare":       tools.NameClauseCompare,
 }
 
 func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {

@@ -15,8 +15,6 @@ import (
 	"sync"
 	"time"
 	"unicode"
-
-	"github.com/contractgraph/contractgraph/internal/contract"
 )
 
 // OCRMode says when the loader recognises text in page images.
@@ -62,7 +60,7 @@ const (
 	DefaultPageImageDPI = 100
 	// DefaultMinOCRConfidence is the mean word confidence (0 to 100) under
 	// which a recognised page is reported as low-confidence.
-	DefaultMinOCRConfidence = contract.LowOCRConfidence
+	DefaultMinOCRConfidence = 70
 	// DefaultMaxOCRPages limits the pages recognised in one file.
 	DefaultMaxOCRPages = 300
 	// ocrPageTimeout bounds one page's rendering or recognition.

@@ -40,7 +40,8 @@ const DefaultTextWidth = 100
 // contract_search, contract_aggregate and party_search (whose labels come
 // from args, the call's arguments), the key facts of one contract for
 // get_contract, readable passages for clause_search and statute_search, the
-// statute for get_statute, the statement and its rows for text2cypher. A
+// groups and outliers of clause_compare, the statute for get_statute, the
+// statement and its rows for text2cypher. A
 // tool it does not know, or a result that does not decode as its tool's,
 // is laid out generically (scalars as "key: value" lines, lists of objects
 // as tables), so that every tool added to a Set reads well without a line
@@ -189,6 +190,12 @@ func (p *printer) result(tool string, args, raw json.RawMessage) error {
 			return err
 		}
 		p.deadlines(r)
+	case NameClauseCompare:
+		var r ClauseCompareResult
+		if err := strictDecode(raw, &r); err != nil {
+			return err
+		}
+		p.comparison(r)
 	case NameStatuteSearch:
 		var r StatuteSearchResult
 		if err := strictDecode(raw, &r); err != nil {

@@ -133,7 +133,7 @@ type Set struct {
 // errNoStore is returned by the contract tools of a Set made without a store.
 var errNoStore = errors.New("no contract store configured")
 
-// New returns a Set holding the six contract tools over store. store may be
+// New returns a Set holding the seven contract tools over store. store may be
 // nil for a set that is only listed; its contract tools then fail.
 func New(store graph.Store, opts Options) *Set {
 	s := &Set{store: store, clauses: opts.Clauses, now: opts.Now, maxTextBytes: opts.MaxTextBytes, schemas: opts.Schemas, summaries: opts.Summaries}
@@ -153,6 +153,7 @@ func New(store graph.Store, opts Options) *Set {
 		RegisterCompact(s, NameGetContract, getContractDescription, s.GetContract, tuneGetContract, getContractCompact),
 		RegisterCompact(s, NameClauseSearch, clauseSearchDescription, s.ClauseSearch, tuneClauseSearch, clauseSearchCompact),
 		RegisterCompact(s, NameDeadlineSearch, deadlineSearchDescription, s.DeadlineSearch, tuneDeadlineSearch, deadlineSearchCompact),
+		RegisterCompact(s, NameClauseCompare, clauseCompareDescription, s.ClauseCompare, tuneClauseCompare, clauseCompareCompact),
 	} {
 		if err != nil {
 			// The input types are fixed at compile time; a schema that does

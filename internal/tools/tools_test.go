@@ -424,7 +424,7 @@ func TestRegisterAndAdd(t *testing.T) {
 		t.Error("adding a tool whose schema is not an object succeeded")
 	}
 	names := s.Names()
-	want := []string{NameContractSearch, NameContractAggregate, NamePartySearch, NameGetContract, NameClauseSearch, NameDeadlineSearch, "echo"}
+	want := []string{NameContractSearch, NameContractAggregate, NamePartySearch, NameGetContract, NameClauseSearch, NameDeadlineSearch, NameClauseCompare, "echo"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}

@@ -45,9 +45,10 @@ const (
 	PageLogin     = "login"
 	PageError     = "error"
 	PageRisk      = "risk"
+	PageCompare   = "compare"
 )
 
-var pageNames = []string{PageDashboard, PageContracts, PageContract, PageGraph, PageChat, PageUpload, PageLogin, PageError, PageRisk}
+var pageNames = []string{PageDashboard, PageContracts, PageContract, PageGraph, PageChat, PageUpload, PageLogin, PageError, PageRisk, PageCompare}
 
 // Renderer renders the app's pages. It is safe for concurrent use.
 type Renderer struct {
@@ -125,7 +126,7 @@ func Static() http.Handler {
 }
 
 // Base is what every page has: its title and the current navigation tab
-// ("dashboard", "contracts", "chat", "upload" or "").
+// ("dashboard", "contracts", "compare", "chat", "upload" or "").
 type Base struct {
 	Title string
 	Nav   string
@@ -405,27 +406,6 @@ type ContractPage struct {
 	Groups     []ClauseGroup
 	TextHTML   template.HTML
 	Markdown   bool // TextHTML is rendered Markdown (HighlightMarkdown)
-	// Scans are the contract's recognised pages, shown with the words of
-	// its clauses boxed; empty for a born-digital contract.
-	Scans []ScanPage
-}
-
-// ScanPage is one recognised page of the contract page's scan view.
-type ScanPage struct {
-	Number     int
-	ImageURL   string
-	Confidence float64 // mean word confidence, 0 to 100
-	Low        bool    // under the ingest's minimum confidence
-	Boxes      []ScanBox
-}
-
-// ScanBox is the box around one line's words of a span on a page image,
-// in percent of the image's width and height. Anchor is the id of the
-// span's highlight in the text ("" when none), Class "cited" for the span
-// an answer cited.
-type ScanBox struct {
-	Left, Top, Width, Height float64
-	Anchor, Title, Class     string
 }
 
 // GraphNode is a node of the neighbourhood graph. Kind is one of contract,
@@ -564,6 +544,7 @@ func PartyGraphURL(id string) string { return "/parties/" + url.PathEscape(id) +
 
 var funcs = template.FuncMap{
 	"contractURL":      ContractURL,
+	"percent":          func(v float64) string { return strconv.Itoa(int(v*100+0.5)) + "%" },
 	"contractGraphURL": ContractGraphURL,
 	"riskURL":          RiskURL,
 	"partyGraphURL":    PartyGraphURL,
