@@ -81,10 +81,25 @@ func TestMCPStdioMatchesCLI(t *testing.T) {
 	if got != strings.TrimSpace(cli) {
 		t.Errorf("contract_search over MCP stdio:\n%s\nwant the CLI's:\n%s", got, cli)
 	}
-	for _, want := range []string{"clause_search", "contract_aggregate", "contract_search", "get_contract", "party_search"} {
+	for _, want := range []string{"clause_compare", "clause_search", "contract_aggregate", "contract_search", "get_contract", "party_search"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tool %s missing from %v", want, names)
 		}
+	}
+	// clause_compare answers over MCP as `tools call` does.
+	const compareArgs = `{"clause_type":"Liability & Indemnification","threshold":0.15}`
+	cliCompare, _, code := runContractgraph(t, "", "--db", db, "--json", "tools", "call", "clause_compare", compareArgs)
+	if code != 0 {
+		t.Fatalf("tools call clause_compare exited %d", code)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "clause_compare", Arguments: rawJSONArgs(compareArgs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != strings.TrimSpace(cliCompare) {
+		t.Errorf("clause_compare over MCP: %+v\nwant the CLI's:\n%s", res, cliCompare)
 	}
 	// Closing the client ends the session: the command returns.
 	cs.Close()

@@ -108,6 +108,17 @@ func composeKnown(b *strings.Builder, name, call string, result json.RawMessage)
 		}
 		fmt.Fprintf(b, "%s returned %s%s%s\n", call, r.ID, titled(r.Title),
 			details(r.ContractType, dated("effective", r.EffectiveDate), dated("ends", r.EndDate), amount(r.TotalAmount, r.Currency), law, partyList))
+	case tools.NameClauseCompare:
+		var r tools.ClauseCompareResult
+		if json.Unmarshal(result, &r) != nil || r.ClauseType == "" {
+			return false
+		}
+		fmt.Fprintf(b, "%s compared %s of %s in %s: %s and %s.\n", call, plural(r.Compared, "clause", "clauses"), r.ClauseType,
+			plural(r.TotalContracts, "contract", "contracts"), plural(r.TotalGroups, "group", "groups"), plural(r.TotalOutliers, "outlier", "outliers"))
+		for _, g := range firstN(r.Groups) {
+			rep := g.Representative
+			fmt.Fprintf(b, "- group %d, %s, like %s: %q\n", g.ID, plural(g.Size, "clause", "clauses"), rep.ContractID, clip(strings.Join(strings.Fields(rep.Passage()), " "), 200))
+		}
 	case tools.NameStatuteSearch:
 		var r tools.StatuteSearchResult
 		if json.Unmarshal(result, &r) != nil {

@@ -51,6 +51,14 @@ func TestComposeAnswer(t *testing.T) {
 			want:   composedLead + "\nclause_search {\"query\":\"terminate\"} returned 1 passage:\n- c02 (Termination For Convenience): \"Either party may terminate.\"",
 		},
 		{
+			name: "comparison", tool: "clause_compare", args: `{"clause_type":"Cap On Liability"}`,
+			result: `{"clause_type":"Cap On Liability","total_contracts":3,"total_clauses":4,"compared":4,"threshold":0.3,"total_groups":1,
+				"groups":[{"id":1,"size":3,"contracts":3,"cohesion":0.5,"representative":{"contract_id":"c01","clause_type":"Cap On Liability","text":"Liability shall not\nexceed the fees paid.","start":5,"end":45,"verified":true,"terms":[],"similarity":1},"members":[],"more_members":2,"key_terms":[]}],
+				"total_outliers":1,"outlier_reasons":{"unique":1},"outliers":[]}`,
+			want: composedLead + "\nclause_compare {\"clause_type\":\"Cap On Liability\"} compared 4 clauses of Cap On Liability in 3 contracts: 1 group and 1 outlier.\n" +
+				"- group 1, 3 clauses, like c01: \"Liability shall not exceed the fees paid.\"",
+		},
+		{
 			name: "any other tool", tool: "custom", args: `{}`, result: `{"rows": [1, 2]}`,
 			want: composedLead + "\ncustom {} returned: {\"rows\":[1,2]}",
 		},

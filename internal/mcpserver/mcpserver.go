@@ -68,7 +68,8 @@ func ContractURI(id string) string { return URIPrefix + url.PathEscape(id) }
 
 const instructions = "ContractGraph answers questions about commercial contracts from a knowledge graph. " +
 	"Use contract_search to find and count contracts, contract_aggregate for statistics, party_search for parties, " +
-	"get_contract for one contract's record and clauses, clause_search for clause wording. " +
+	"get_contract for one contract's record and clauses, clause_search for clause wording, " +
+	"clause_compare to see how contracts differ on one clause type (groups, key terms, outliers). " +
 	"Each contract's full text is a resource at " + URITemplate + "."
 
 // New returns an MCP server with ts's tools and the contracts' texts.
