@@ -94,15 +94,15 @@ func TestPlaybookCheckCUAD(t *testing.T) {
 		t.Fatal(err)
 	}
 	pb, _ := playbook.ParseExample()
-	if rep.ContractID != id || len(rep.Checks) != len(pb.Entries) || rep.Judged {
-		t.Fatalf("report on %q: %d results, judged %v", rep.ContractID, len(rep.Checks), rep.Judged)
+	if rep.ContractID != id || len(rep.Results) != len(pb.Entries) || rep.Judged {
+		t.Fatalf("report on %q: %d results, judged %v", rep.ContractID, len(rep.Results), rep.Judged)
 	}
 	c := rep.Counts
 	if c.MeetsStandard+c.AcceptableFallback+c.Deviation+c.RedFlag != len(pb.Entries) {
 		t.Errorf("counts %+v do not add up to %d entries", c, len(pb.Entries))
 	}
 	present := 0
-	for _, r := range rep.Checks {
+	for _, r := range rep.Results {
 		if len(r.Reasons) == 0 {
 			t.Errorf("%s: no reason for %s", r.EntryID, r.Verdict)
 		}
@@ -147,7 +147,7 @@ func TestPlaybookCheckCUAD(t *testing.T) {
 			t.Errorf("Markdown report lacks %q", want)
 		}
 	}
-	for _, r := range rep.Checks {
+	for _, r := range rep.Results {
 		if !strings.Contains(reports["md"], r.Verdict.Label()) || !strings.Contains(html, r.Verdict.Label()) {
 			t.Errorf("reports lack the verdict of %s", r.EntryID)
 		}
@@ -243,7 +243,7 @@ func TestPlaybookCheckJudgement(t *testing.T) {
 		t.Fatal(err)
 	}
 	judged := 0
-	for _, r := range rep.Checks {
+	for _, r := range rep.Results {
 		if !playbook.Judged(&r) {
 			if r.Judgement != nil {
 				t.Errorf("%s (%s) was judged", r.EntryID, r.Verdict)
@@ -345,7 +345,7 @@ func TestPlaybookExample(t *testing.T) {
 		t.Fatalf("check with the printed example: exit %d: %s", code, errOut)
 	}
 	var rep playbook.Report
-	if err := json.Unmarshal([]byte(res), &rep); err != nil || rep.PlaybookSource != path || len(rep.Checks) == 0 {
+	if err := json.Unmarshal([]byte(res), &rep); err != nil || rep.PlaybookSource != path || len(rep.Results) == 0 {
 		t.Errorf("report: %v %+v", err, rep)
 	}
 }

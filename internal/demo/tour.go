@@ -136,7 +136,7 @@ func RenderPlaybook(w io.Writer, n int, rep *playbook.Report, command string) er
 		counts = append(counts, fmt.Sprintf("%d %s", rep.Counts.Of(v), v.Label()))
 	}
 	fmt.Fprintf(&b, "   %s\n", strings.Join(counts, " · "))
-	for _, r := range rep.Checks {
+	for _, r := range rep.Results {
 		closest := ""
 		if r.Closest != nil {
 			closest = fmt.Sprintf("%s %.2f", r.Closest.Position, r.Closest.Similarity)

@@ -79,7 +79,7 @@ type Report struct {
 	ContractTitle  string   `json:"contract_title,omitempty"`
 	GeneratedAt    string   `json:"generated_at"`
 	Counts         Counts   `json:"counts"`
-	Checks         []Result `json:"results"`
+	Results        []Result `json:"results"`
 	// Judged is true when a model judged the deviations; Model names it.
 	Judged bool   `json:"judged"`
 	Model  string `json:"model,omitempty"`
@@ -209,7 +209,7 @@ type TermCheck struct {
 func Check(pb *Playbook, c *contract.Contract, now time.Time) *Report {
 	rep := &Report{
 		Playbook: pb.Name, PlaybookSource: pb.Source, ContractID: c.ID, ContractTitle: c.Title,
-		GeneratedAt: now.UTC().Format(time.RFC3339), Checks: []Result{}, RemovedQuotes: []RemovedQuote{}, Notices: []string{},
+		GeneratedAt: now.UTC().Format(time.RFC3339), Results: []Result{}, RemovedQuotes: []RemovedQuote{}, Notices: []string{},
 	}
 	if len(c.Clauses) == 0 {
 		rep.Notices = append(rep.Notices, "The contract has no clauses: every required clause reads as missing. Extract its clauses first (contractgraph ingest).")
@@ -217,7 +217,7 @@ func Check(pb *Playbook, c *contract.Contract, now time.Time) *Report {
 	for i := range pb.Entries {
 		r := checkEntry(&pb.Entries[i], c)
 		rep.Counts.add(r.Verdict)
-		rep.Checks = append(rep.Checks, r)
+		rep.Results = append(rep.Results, r)
 	}
 	return rep
 }

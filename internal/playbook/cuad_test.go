@@ -53,10 +53,10 @@ func TestCheckCUAD(t *testing.T) {
 	var total Counts
 	for _, c := range cs {
 		rep := Check(pb, c, time.Now())
-		if len(rep.Checks) != len(pb.Entries) {
-			t.Fatalf("%s: %d results for %d entries", c.ID, len(rep.Checks), len(pb.Entries))
+		if len(rep.Results) != len(pb.Entries) {
+			t.Fatalf("%s: %d results for %d entries", c.ID, len(rep.Results), len(pb.Entries))
 		}
-		for _, r := range rep.Checks {
+		for _, r := range rep.Results {
 			if perEntry[r.EntryID] == nil {
 				perEntry[r.EntryID] = map[Verdict]int{}
 			}

@@ -97,14 +97,14 @@ func Judge(ctx context.Context, deps JudgeDeps, pb *Playbook, rep *Report) error
 		entries[pb.Entries[i].ID] = &pb.Entries[i]
 	}
 	total := 0
-	for i := range rep.Checks {
-		if Judged(&rep.Checks[i]) && entries[rep.Checks[i].EntryID] != nil {
+	for i := range rep.Results {
+		if Judged(&rep.Results[i]) && entries[rep.Results[i].EntryID] != nil {
 			total++
 		}
 	}
 	done := 0
-	for i := range rep.Checks {
-		r := &rep.Checks[i]
+	for i := range rep.Results {
+		r := &rep.Results[i]
 		e := entries[r.EntryID]
 		if !Judged(r) || e == nil {
 			continue

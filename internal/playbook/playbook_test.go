@@ -123,9 +123,9 @@ func testContract() *contract.Contract {
 
 func resultOf(t *testing.T, rep *Report, id string) *Result {
 	t.Helper()
-	for i := range rep.Checks {
-		if rep.Checks[i].EntryID == id {
-			return &rep.Checks[i]
+	for i := range rep.Results {
+		if rep.Results[i].EntryID == id {
+			return &rep.Results[i]
 		}
 	}
 	t.Fatalf("no result for %s", id)
@@ -188,8 +188,8 @@ func TestJudgeRemovesQuotes(t *testing.T) {
 	c := testContract()
 	rep := Check(pb, c, time.Now())
 	judged := 0
-	for i := range rep.Checks {
-		if Judged(&rep.Checks[i]) {
+	for i := range rep.Results {
+		if Judged(&rep.Results[i]) {
 			judged++
 		}
 	}

@@ -53,9 +53,9 @@ type htmlResult struct {
 // WriteHTML writes the report as one self-contained, printable HTML page:
 // inline CSS, no scripts, no external resources.
 func WriteHTML(w io.Writer, rep *Report, opts HTMLOptions) error {
-	rs := make([]htmlResult, len(rep.Checks))
-	for i := range rep.Checks {
-		rs[i] = htmlResult{&rep.Checks[i], opts.link(rep.Checks[i].Clause)}
+	rs := make([]htmlResult, len(rep.Results))
+	for i := range rep.Results {
+		rs[i] = htmlResult{&rep.Results[i], opts.link(rep.Results[i].Clause)}
 	}
 	data := struct {
 		R       *Report
@@ -129,7 +129,7 @@ func WriteMarkdown(w io.Writer, rep *Report, opts HTMLOptions) error {
 	b.WriteString(strings.Join(counts, " · ") + "\n\n")
 
 	b.WriteString("| Entry | Clause type | Status | Closest position | Verdict |\n|---|---|---|---|---|\n")
-	for _, r := range rep.Checks {
+	for _, r := range rep.Results {
 		closest := "—"
 		if r.Closest != nil {
 			closest = fmt.Sprintf("%s (%.2f)", r.Closest.Position, r.Closest.Similarity)
@@ -138,7 +138,7 @@ func WriteMarkdown(w io.Writer, rep *Report, opts HTMLOptions) error {
 	}
 	b.WriteString("\n")
 
-	for _, r := range rep.Checks {
+	for _, r := range rep.Results {
 		fmt.Fprintf(&b, "## %s <a id=\"%s\"></a>\n\n", md(r.Title), anchor(r.EntryID))
 		fmt.Fprintf(&b, "**%s** · %s · %s %s\n\n", r.Verdict.Label(), statusLabel(r.Status), r.Requirement, md(r.ClauseType))
 		for _, why := range r.Reasons {

@@ -79,7 +79,8 @@ type Term struct {
 	End      int     `json:"end"`
 }
 
-// maxText bounds what Extract reads: a clause, not a whole book.
+// maxText bounds what Extract reads: a clause or a contract, not a
+// whole book.
 const maxText = 1 << 20
 
 // Extract lists the key terms text states, as the package documentation
@@ -177,21 +178,82 @@ func term(text string, k Kind, v float64, unit, currency string, start, end int)
 	return Term{Kind: k, Value: v, Unit: unit, Currency: currency, Text: text[start:end], Start: start, End: end}
 }
 
-func overlapsAny(ts []Term, start, end int) bool {
-	for _, t := range ts {
-		if start < t.End && t.Start < end {
-			return true
+// merge adds to kept (sorted by Start, no two overlapping) the candidates
+// (sorted by Start, no two overlapping) that overlap none of kept, and
+// returns the result sorted by Start. It is linear, so that a long text
+// with many terms costs no more than its matches.
+func merge(kept, cand []Term) []Term {
+	out := make([]Term, 0, len(kept)+len(cand))
+	j := 0
+	for _, c := range cand {
+		for j < len(kept) && kept[j].End <= c.Start {
+			j++
+		}
+		if j < len(kept) && kept[j].Start < c.End {
+			continue
+		}
+		out = append(out, c)
+	}
+	out = append(out, kept...)
+	slices.SortFunc(out, func(a, b Term) int { return cmp.Compare(a.Start, b.Start) })
+	return out
+}
+
+// windowMatches runs re, whose matches end in one of the lower-case
+// keywords, only around the keywords' occurrences: number-word patterns
+// are costly to try at every offset of a long text. before and after
+// bound how far a match reaches around its keyword.
+func windowMatches(re *regexp.Regexp, text string, keywords []string, before, after int) [][]int {
+	lower := strings.ToLower(text) // ASCII keywords: offsets agree for them
+	if len(lower) != len(text) {
+		return re.FindAllStringSubmatchIndex(text, -1)
+	}
+	var out [][]int
+	next := 0 // matches start at or after it, so that none repeats
+	var hits []int
+	for _, k := range keywords {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], k)
+			if i < 0 {
+				break
+			}
+			hits = append(hits, from+i)
+			from += i + len(k)
 		}
 	}
-	return false
+	slices.Sort(hits)
+	for _, h := range hits {
+		lo, hi := max(next, h-before), min(len(text), h+after)
+		for lo > next && lo > 0 && isLetterByte(text[lo-1]) {
+			lo--
+		}
+		if lo >= hi {
+			continue
+		}
+		for _, m := range re.FindAllStringSubmatchIndex(text[lo:hi], -1) {
+			for i := range m {
+				if m[i] >= 0 {
+					m[i] += lo
+				}
+			}
+			if m[0] < next {
+				continue
+			}
+			out = append(out, m)
+			next = m[1]
+		}
+	}
+	return out
 }
+
+func isLetterByte(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
 
 // amounts lists the money amounts: number words first (they take the
 // figure in parentheses after them), then figures with a currency before
 // or after them.
 func amounts(text string) []Term {
-	var out []Term
-	for _, m := range wordMoneyRe.FindAllStringSubmatchIndex(text, -1) {
+	var words []Term
+	for _, m := range windowMatches(wordMoneyRe, text, []string{"dollar", "euro", "sterling"}, 200, 40) {
 		n, ok := contract.NumberWords(group(text, m, 1))
 		if !ok {
 			continue
@@ -211,32 +273,30 @@ func amounts(text string) []Term {
 				v, end = pv, end+p[1]
 			}
 		}
-		out = append(out, term(text, Amount, v, cur, cur, m[0], end))
-	}
-	var figures []Term
-	for _, m := range prefixMoneyRe.FindAllStringSubmatchIndex(text, -1) {
-		if overlapsAny(out, m[0], m[1]) {
+		if len(words) > 0 && words[len(words)-1].End > m[0] {
 			continue
 		}
+		words = append(words, term(text, Amount, v, cur, cur, m[0], end))
+	}
+	var prefixed []Term
+	for _, m := range prefixMoneyRe.FindAllStringSubmatchIndex(text, -1) {
 		v, ok := figureValue(group(text, m, 2))
 		if !ok {
 			continue
 		}
 		cur := currencyOf(group(text, m, 1))
-		figures = append(figures, term(text, Amount, v*scaleOf(group(text, m, 3)), cur, cur, m[0], m[1]))
+		prefixed = append(prefixed, term(text, Amount, v*scaleOf(group(text, m, 3)), cur, cur, m[0], m[1]))
 	}
+	var suffixed []Term
 	for _, m := range suffixMoneyRe.FindAllStringSubmatchIndex(text, -1) {
-		if overlapsAny(out, m[0], m[1]) || overlapsAny(figures, m[0], m[1]) {
-			continue
-		}
 		v, ok := figureValue(group(text, m, 1))
 		if !ok {
 			continue
 		}
 		cur := currencyOf(group(text, m, 3))
-		figures = append(figures, term(text, Amount, v*scaleOf(group(text, m, 2)), cur, cur, m[0], m[1]))
+		suffixed = append(suffixed, term(text, Amount, v*scaleOf(group(text, m, 2)), cur, cur, m[0], m[1]))
 	}
-	return append(out, figures...)
+	return merge(merge(words, prefixed), suffixed)
 }
 
 var (
@@ -246,8 +306,8 @@ var (
 
 // percents lists the percentages, number words first.
 func percents(text string) []Term {
-	var out []Term
-	for _, m := range wordPercentRe.FindAllStringSubmatchIndex(text, -1) {
+	var words []Term
+	for _, m := range windowMatches(wordPercentRe, text, []string{"percent", "per cent"}, 200, 60) {
 		n, ok := contract.NumberWords(group(text, m, 1))
 		if !ok {
 			continue
@@ -258,19 +318,20 @@ func percents(text string) []Term {
 				v = pv
 			}
 		}
-		out = append(out, term(text, Percent, v, UnitPercent, "", m[0], m[1]))
+		words = append(words, term(text, Percent, v, UnitPercent, "", m[0], m[1]))
 	}
+	var figures []Term
 	for _, m := range percentRe.FindAllStringSubmatchIndex(text, -1) {
-		if overlapsAny(out, m[0], m[1]) || (m[0] > 0 && isWordByte(text[m[0]-1])) {
+		if m[0] > 0 && isWordByte(text[m[0]-1]) {
 			continue
 		}
 		v, ok := figureValue(group(text, m, 1))
 		if !ok {
 			continue
 		}
-		out = append(out, term(text, Percent, v, UnitPercent, "", m[0], m[1]))
+		figures = append(figures, term(text, Percent, v, UnitPercent, "", m[0], m[1]))
 	}
-	return out
+	return merge(words, figures)
 }
 
 func isWordByte(b byte) bool {
@@ -344,16 +405,25 @@ func sentences(text string) [][2]int {
 // contract.Periods, but are not.
 func caps(text string, found []Term) (out []Term, lookbacks map[int]bool) {
 	lookbacks = map[int]bool{}
+	found = slices.Clone(found)
+	slices.SortFunc(found, func(a, b Term) int { return cmp.Compare(a.Start, b.Start) })
 	for _, s := range sentences(text) {
 		sent := text[s[0]:s[1]]
 		if !liabilityRe.MatchString(sent) || !limitRe.MatchString(sent) {
 			continue
 		}
-		var here []Term
-		for _, t := range found {
-			if t.Start < s[0] || t.End > s[1] {
-				continue
+		lo, _ := slices.BinarySearchFunc(found, s[0], func(t Term, start int) int { return cmp.Compare(t.Start, start) })
+		var inSentence []Term
+		for _, t := range found[lo:] {
+			if t.Start >= s[1] {
+				break
 			}
+			if t.End <= s[1] {
+				inSentence = append(inSentence, t)
+			}
+		}
+		var here []Term
+		for _, t := range inSentence {
 			switch t.Kind {
 			case Amount:
 				here = append(here, term(text, Cap, t.Value, UnitAmount, t.Currency, t.Start, t.End))
@@ -363,11 +433,8 @@ func caps(text string, found []Term) (out []Term, lookbacks map[int]bool) {
 				}
 			}
 		}
+		var multiples []Term
 		for _, m := range multipleRe.FindAllStringSubmatchIndex(sent, -1) {
-			start, end := s[0]+m[0], s[0]+m[1]
-			if overlapsAny(here, start, end) {
-				continue
-			}
 			var v float64
 			switch {
 			case m[2] >= 0:
@@ -381,25 +448,32 @@ func caps(text string, found []Term) (out []Term, lookbacks map[int]bool) {
 			case m[6] >= 0:
 				v, _ = strconv.ParseFloat(group(sent, m, 3), 64)
 			default:
-				switch w := strings.ToLower(sent[m[0]:]); {
+				switch w := strings.ToLower(sent[m[0]:m[1]]); {
 				case strings.HasPrefix(w, "twice"), strings.HasPrefix(w, "double"):
 					v = 2
 				default:
 					v = 3
 				}
 			}
-			if v > 0 {
-				here = append(here, term(text, Cap, v, UnitFees, "", start, end))
+			if v > 0 && !math.IsInf(v, 0) {
+				multiples = append(multiples, term(text, Cap, v, UnitFees, "", s[0]+m[0], s[0]+m[1]))
 			}
 		}
+		here = merge(here, multiples)
+		var periodCaps []Term
+		lookbackOf := map[int]int{} // cap start → the start of its period
 		for _, m := range feesPaidRe.FindAllStringIndex(sent, -1) {
 			start, paid := s[0]+m[0], s[0]+m[1]
-			if overlapsAny(here, start, paid) {
+			if len(periodCaps) > 0 && periodCaps[len(periodCaps)-1].End > start {
 				continue
 			}
-			for _, p := range found {
-				if (p.Kind != Duration && p.Kind != Notice) || p.Start < paid || p.End > s[1] || p.Start-paid > 120 {
+			from, _ := slices.BinarySearchFunc(inSentence, paid, func(t Term, at int) int { return cmp.Compare(t.Start, at) })
+			for _, p := range inSentence[from:] {
+				if p.Kind != Duration && p.Kind != Notice {
 					continue
+				}
+				if p.Start-paid > 120 {
+					break
 				}
 				after := text[p.End:s[1]]
 				if !lastRe.MatchString(text[max(paid, p.Start-20):p.Start]) && !lookbackRe.MatchString(after) {
@@ -409,20 +483,23 @@ func caps(text string, found []Term) (out []Term, lookbacks map[int]bool) {
 				if l := lookbackRe.FindStringIndex(after); l != nil {
 					end += l[1]
 				}
-				months := math.Round(p.Value / 30.4)
-				if months >= 1 {
-					here = append(here, term(text, Cap, months, UnitMonthsFees, "", start, end))
-					lookbacks[p.Start] = true
+				if months := math.Round(p.Value / 30.4); months >= 1 {
+					periodCaps = append(periodCaps, term(text, Cap, months, UnitMonthsFees, "", start, end))
+					lookbackOf[start] = p.Start
 				}
 				break
 			}
 		}
+		here = merge(here, periodCaps)
+		var whole []Term
 		for _, m := range wholeFeesRe.FindAllStringIndex(sent, -1) {
-			start, end := s[0]+m[0], s[0]+m[1]
-			if overlapsAny(here, start, end) {
-				continue
+			whole = append(whole, term(text, Cap, 1, UnitFees, "", s[0]+m[0], s[0]+m[1]))
+		}
+		here = merge(here, whole)
+		for _, t := range here {
+			if p, ok := lookbackOf[t.Start]; ok && t.Unit == UnitMonthsFees {
+				lookbacks[p] = true
 			}
-			here = append(here, term(text, Cap, 1, UnitFees, "", start, end))
 		}
 		out = append(out, here...)
 	}

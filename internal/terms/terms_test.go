@@ -117,3 +117,20 @@ func FuzzExtract(f *testing.F) {
 		}
 	})
 }
+
+// TestExtractLongText: a long text of many sentences yields every term of
+// each, in order, once (the overlap resolution is linear and must not
+// drop or repeat terms across sentences).
+func TestExtractLongText(t *testing.T) {
+	const sentence = "Liability shall not exceed twice the fees or $5,000. Notice is thirty (30) days prior written notice and 10% of sales. "
+	const n = 400
+	got := Extract(strings.Repeat(sentence, n))
+	count := map[Kind]int{}
+	for _, g := range got {
+		count[g.Kind]++
+	}
+	want := map[Kind]int{Amount: n, Cap: 2 * n, Notice: n, Percent: n}
+	if diff := cmp.Diff(want, count); diff != "" {
+		t.Errorf("term counts (-want +got):\n%s", diff)
+	}
+}
