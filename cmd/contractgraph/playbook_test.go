@@ -317,6 +317,7 @@ func TestPlaybookUsageErrors(t *testing.T) {
 		{"plain document", []string{"playbook", "check", notRecords}, "is not a contract record file"},
 		{"bad format", []string{"playbook", "check", "c01", "--format", "pdf"}, `unknown --format "pdf"`},
 		{"no argument", []string{"playbook", "check"}, "accepts 1 arg"},
+		{"serve with an invalid playbook", []string{"serve", "--addr", "127.0.0.1:0", "--playbook", bad}, bad + ":4: entry 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,6 +38,9 @@ type serveOptions struct {
 	// practices are the chat's defaults for the agent's optional
 	// practices; each request may switch them.
 	practices agent.Options
+	// playbook is the file GET /api/contracts/{id}/playbook checks
+	// against; "" is the example playbook.
+	playbook string
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -88,6 +91,7 @@ func newServeCmd(a *app) *cobra.Command {
 	f.StringVar(&opts.limits, "limits", "", "admission limits per class of request, as class=concurrency[/queue[/wait]],... with classes lookup, query, text (full-text and vector search), model (ask, upload, risk); e.g. text=2/64/10s. A request that finds its class full gets 503 with Retry-After")
 	f.BoolVar(&opts.secureCookies, "secure-cookies", false, "mark the sign-in cookie Secure even on plain HTTP (behind a TLS-terminating proxy); it always is over TLS")
 	f.BoolVar(&opts.create, "create", false, "create an empty database at --db if there is none (otherwise a missing database is an error)")
+	f.StringVar(&opts.playbook, "playbook", "", "playbook file (YAML or JSON) that GET /api/contracts/{id}/playbook checks against (default: the example playbook for commercial agreements)")
 	f.StringVar(&opts.uploadDir, "upload-dir", "", "where uploaded documents are kept (default: contractgraph-uploads beside the database)")
 	registerPractices(cmd, &opts.practices)
 	return cmd
@@ -164,6 +168,9 @@ func (a *app) newHTTPServer(ctx context.Context, store graph.Store, opts serveOp
 		Token:         os.Getenv("CONTRACTGRAPH_TOKEN"),
 		CORSOrigin:    opts.corsOrigin,
 		SecureCookies: opts.secureCookies,
+	}
+	if cfg.Playbook, err = loadPlaybook(opts.playbook); err != nil {
+		return nil, err
 	}
 	limits, err := httpapi.ParseLimits(opts.limits, httpapi.DefaultLimits(runtime.GOMAXPROCS(0)))
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/agent"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/llm"
+	"github.com/contractgraph/contractgraph/internal/playbook"
 	"github.com/contractgraph/contractgraph/internal/risk"
 	"github.com/contractgraph/contractgraph/internal/tools"
 	"github.com/contractgraph/contractgraph/internal/web"
@@ -76,6 +77,9 @@ type Config struct {
 	Risk *risk.Deps
 	// RiskTimeout bounds one risk review; default DefaultRiskTimeout.
 	RiskTimeout time.Duration
+	// Playbook is what GET /api/contracts/{id}/playbook checks contracts
+	// against; nil means the example playbook for commercial agreements.
+	Playbook *playbook.Playbook
 	// Ingester stores uploaded documents. Nil disables /api/ingest (503).
 	Ingester Ingester
 	// Log receives one line per request and every internal error. Nil
@@ -135,6 +139,7 @@ type Server struct {
 	ingester     Ingester
 	risk         *risk.Deps
 	riskTimeout  time.Duration
+	playbook     *playbook.Playbook
 	log          *slog.Logger
 	now          func() time.Time
 	token        string
@@ -177,7 +182,12 @@ func New(cfg Config) (*Server, error) {
 		store: cfg.Store, tools: cfg.Tools, agent: cfg.Agent, askOptions: cfg.AskOptions, modelName: cfg.ModelName, explainError: cfg.ExplainError, ingester: cfg.Ingester,
 		log: cfg.Log, now: cfg.Now, token: cfg.Token, corsOrigin: cfg.CORSOrigin,
 		maxBody: cfg.MaxBodyBytes, maxUpload: cfg.MaxUploadBytes, askTimeout: cfg.AskTimeout, pages: pages,
-		risk: cfg.Risk, riskTimeout: cmp.Or(cfg.RiskTimeout, DefaultRiskTimeout),
+		risk: cfg.Risk, riskTimeout: cmp.Or(cfg.RiskTimeout, DefaultRiskTimeout), playbook: cfg.Playbook,
+	}
+	if s.playbook == nil {
+		if s.playbook, err = playbook.ParseExample(); err != nil {
+			return nil, fmt.Errorf("httpapi: %w", err)
+		}
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -222,6 +232,7 @@ func (s *Server) routeTable() []route {
 		{"GET", "/api/contracts/{id}", s.admit(lookup, s.handleGetContract)},
 		{"DELETE", "/api/contracts/{id}", s.admit(query, s.handleDeleteContract)},
 		{"GET", "/api/contracts/{id}/graph", s.admit(lookup, s.handleContractGraph)},
+		{"GET", "/api/contracts/{id}/playbook", s.admit(lookup, s.handlePlaybook)},
 		{"GET", "/api/parties/{id}/graph", s.admit(lookup, s.handlePartyGraph)},
 		{"GET", "/api/aggregate", s.admit(query, s.handleAggregate)},
 		{"GET", "/api/deadlines", s.admit(query, s.handleDeadlines)},
