@@ -1,0 +1,107 @@
+package family
+
+import (
+	"testing"
+)
+
+func TestDetect(t *testing.T) {
+	acme := Party{ID: "p-acme", Name: "Acme, Inc."}
+	beta := Party{ID: "p-beta", Name: "Beta LLC"}
+	gamma := Party{ID: "p-gamma", Name: "Gamma Corp."}
+	records := []Record{
+		{ID: "dist", Title: "Distribution Agreement", EffectiveDate: "1999-03-01", Parties: []Party{acme, beta},
+			Text: "DISTRIBUTION AGREEMENT dated March 1, 1999. Any amendment to this Agreement must be in writing."},
+		{ID: "dist-a2", Title: "Amendment No. 2", EffectiveDate: "2001-06-05", Parties: []Party{{Name: "ACME INC"}, beta},
+			Text: "AMENDMENT NO. 2 TO THE DISTRIBUTION AGREEMENT dated as of March 1, 1999 between Acme and Beta."},
+		// Another agreement of the same parties, of another type.
+		{ID: "supply", Title: "Supply Agreement", EffectiveDate: "2000-01-01", Parties: []Party{acme, beta},
+			Text: "SUPPLY AGREEMENT"},
+		{ID: "supply-sched", Title: "Schedule A", Parties: []Party{acme, beta},
+			Text: "Schedule A to the Supply Agreement dated January 1, 2000: prices."},
+		// Refers to a master that is not among the records.
+		{ID: "orphan", Title: "First Amendment to License Agreement", EffectiveDate: "2010-01-01", Parties: []Party{acme, gamma},
+			Text: "FIRST AMENDMENT TO LICENSE AGREEMENT dated May 5, 2005"},
+		// Same type words, but no shared party: never linked.
+		{ID: "other-dist", Title: "Distribution Agreement", EffectiveDate: "1999-03-01", Parties: []Party{gamma},
+			Text: "DISTRIBUTION AGREEMENT"},
+		// Two equally good masters: ambiguous.
+		{ID: "svc1", Title: "Services Agreement", Parties: []Party{gamma, beta}, Text: "SERVICES AGREEMENT"},
+		{ID: "svc2", Title: "Services Agreement", Parties: []Party{gamma, beta}, Text: "SERVICES AGREEMENT"},
+		{ID: "svc-a1", Title: "Amendment to Services Agreement", Parties: []Party{gamma, beta},
+			Text: "AMENDMENT TO SERVICES AGREEMENT"},
+		// A restatement of the supply agreement, later.
+		{ID: "supply-ar", Title: "Amended and Restated Supply Agreement", EffectiveDate: "2005-01-01", Parties: []Party{acme, beta},
+			Text: "AMENDED AND RESTATED SUPPLY AGREEMENT"},
+	}
+	res := Detect(records, Options{})
+	if res.Documents != 5 {
+		t.Errorf("documents = %d, want 5", res.Documents)
+	}
+	got := map[string]Link{}
+	for _, l := range res.Links {
+		got[l.From] = l
+	}
+	for _, want := range []struct {
+		from, to string
+		kind     Kind
+		restates bool
+	}{
+		{"dist-a2", "dist", Amends, false},
+		{"supply-sched", "supply", Supplements, false},
+		{"supply-ar", "supply", Amends, true},
+	} {
+		l, ok := got[want.from]
+		if !ok {
+			t.Errorf("no link from %s; links %+v, unresolved %+v", want.from, res.Links, res.Unresolved)
+			continue
+		}
+		if l.To != want.to || l.Kind != want.kind || l.Restates != want.restates {
+			t.Errorf("link from %s = %+v, want to %s kind %s restates %v", want.from, l, want.to, want.kind, want.restates)
+		}
+		if l.Confidence < DefaultThreshold || l.Confidence > 1 {
+			t.Errorf("link %s confidence %v", want.from, l.Confidence)
+		}
+		checkEvidence(t, textOf(records, want.from), l.Evidence)
+	}
+	if l := got["dist-a2"]; l.Confidence < 0.99 {
+		t.Errorf("parties, name and date all match, confidence %v (%s)", l.Confidence, l.Reason)
+	}
+	if len(res.Links) != 3 {
+		t.Errorf("links %+v, want 3", res.Links)
+	}
+	un := map[string]Unresolved{}
+	for _, u := range res.Unresolved {
+		un[u.ContractID] = u
+	}
+	if u := un["orphan"]; u.Reason != ReasonNotInStore || u.Reference.Master != "LICENSE AGREEMENT" || u.Reference.MasterDate != "2005-05-05" {
+		t.Errorf("orphan: %+v", u)
+	}
+	if u := un["svc-a1"]; u.Reason != ReasonAmbiguous || len(u.Candidates) < 2 || u.Candidates[0].ContractID != "svc1" || u.Candidates[1].ContractID != "svc2" {
+		t.Errorf("svc-a1: %+v", u)
+	}
+	if len(res.Unresolved) != 2 {
+		t.Errorf("unresolved %+v, want 2", res.Unresolved)
+	}
+}
+
+// TestDetectDateMismatch: a master of the right type and parties but
+// another date is not linked at the default threshold.
+func TestDetectDateMismatch(t *testing.T) {
+	p := []Party{{ID: "a", Name: "A Inc"}, {ID: "b", Name: "B Inc"}}
+	res := Detect([]Record{
+		{ID: "m", Title: "License Agreement", EffectiveDate: "2001-01-01", Parties: p, Text: "LICENSE AGREEMENT"},
+		{ID: "a1", Title: "", EffectiveDate: "2012-01-01", Parties: p, Text: "AMENDMENT NO. 1 TO LICENSE AGREEMENT dated July 4, 2010"},
+	}, Options{})
+	if len(res.Links) != 0 || len(res.Unresolved) != 1 || len(res.Unresolved[0].Candidates) != 1 {
+		t.Fatalf("links %+v unresolved %+v", res.Links, res.Unresolved)
+	}
+}
+
+func textOf(records []Record, id string) string {
+	for _, r := range records {
+		if r.ID == id {
+			return r.Text
+		}
+	}
+	return ""
+}
