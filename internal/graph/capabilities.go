@@ -24,6 +24,7 @@ func Capabilities(s Store) []Capability {
 	_, deleter := s.(ContractDeleter)
 	_, names := s.(PartyNameLister)
 	_, pages := s.(PageStore)
+	_, links := s.(LinkStore)
 	return []Capability{
 		{"statutes", statutes, "statute_search and get_statute; risk reviews check citations against them"},
 		{"statute vectors", statuteVectors, "statute_search fuses vector similarity with BM25"},
@@ -37,6 +38,7 @@ func Capabilities(s Store) []Capability {
 		{"deadline search", deadlines, "deadline_search, contractgraph deadlines and the calendar"},
 		{"party names", names, "parties filters and party_search tolerate typos (Excte finds Excite Inc.)"},
 		{"page images", pages, "the contract page shows scanned pages with the words of a clause boxed (OCR words, boxes and confidence kept)"},
+		{"contract families", links, "families detect links amendments and supplements to their masters; families list shows them"},
 		{"contract deletion", deleter, "delete removes contracts with their clauses, chunks and orphaned parties"},
 	}
 }

@@ -68,6 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store) {
 	t.Run("Update", func(t *testing.T) { testUpdate(t, load(t)) })
 	t.Run("SourceMerge", func(t *testing.T) { testSourceMerge(t, open) })
 	t.Run("Delete", func(t *testing.T) { testDelete(t, load(t)) })
+	t.Run("Links", func(t *testing.T) { testLinks(t, load(t)) })
 	t.Run("PartyNamesVersion", func(t *testing.T) { testPartyNamesVersion(t, load(t)) })
 	t.Run("AtomicFailure", func(t *testing.T) { testAtomicFailure(t, load(t)) })
 	t.Run("Cancelled", func(t *testing.T) { testCancelled(t, load(t)) })

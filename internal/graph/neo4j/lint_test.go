@@ -161,6 +161,8 @@ func TestCypherDump(t *testing.T) {
 	var w rows
 	w.add(p)
 	ids := map[string]any{"ids": []any{"c1"}}
+	linkRows := map[string]any{"rows": []any{map[string]any{"from": "c1", "to": "c0", "props": map[string]any{
+		"restates": false, "confidence": 0.9, "quote": "Amendment No. 1 to the T", "quote_start": int64(0), "quote_end": int64(24), "source": "detected"}}}}
 	for _, st := range []struct {
 		name, cypher string
 		params       map[string]any
@@ -192,6 +194,11 @@ func TestCypherDump(t *testing.T) {
 		{"put chunk embeddings", putChunkEmbeddingsCypher, map[string]any{"model": "m", "rows": []any{map[string]any{"contract_id": "c1", "ord": int64(0), "text": "Some text", "embedding": []any{0.1, 0.2}}}}},
 		{"unverified candidates", unverifiedCandidatesCypher, map[string]any{"limit": int64(unverifiedBatch)}},
 		{"set unverified", setUnverifiedCypher, map[string]any{"rows": []any{unverifiedRow(p)}}},
+		{"delete links", deleteLinksCypher, map[string]any{"source": "detected"}},
+		{"missing link contracts", missingLinkContractsCypher, ids},
+		{"contract links", contractLinksCypher, map[string]any{"id": "c1"}},
+		{"put amends links", putLinksCypher(graph.LinkAmends, false), linkRows},
+		{"put supplements links, manual", putLinksCypher(graph.LinkSupplements, true), linkRows},
 		{"search vector index", searchVectorIndexCypher, map[string]any{"k": int64(20), "vector": []any{0.1, 0.2}, "model": ""}},
 	} {
 		d.add(st.name, statement{Cypher: st.cypher, Params: st.params})
