@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/family"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/importer"
 	"github.com/contractgraph/contractgraph/internal/llm"
@@ -47,9 +48,19 @@ type importSummary struct {
 	ErrorsFile      string `json:"errors_file,omitempty"`
 	// MergedParties counts parties entity resolution merged into others.
 	MergedParties int `json:"merged_parties,omitempty"`
+	// Families says what family detection found after the import; nil
+	// when it did not run (--no-families, or a store without links).
+	Families *importFamilies `json:"families,omitempty"`
 	// Embeddings says what was embedded with an embedding model
 	// (--embed-model); nil without one.
 	Embeddings *importEmbeddings `json:"embeddings,omitempty"`
+}
+
+// importFamilies is the family detection part of an import's summary.
+type importFamilies struct {
+	Documents  int `json:"documents"`
+	Linked     int `json:"linked"`
+	Unresolved int `json:"unresolved"`
 }
 
 // importConflict is one field two sources of a contract disagree on.
@@ -75,7 +86,7 @@ type importEmbeddings struct {
 
 func newImportCmd(a *app) *cobra.Command {
 	var textsDir string
-	var noResolve bool
+	var noResolve, noFamilies bool
 	var limits importLimits
 	cmd := &cobra.Command{
 		Use:   "import PATH...",
@@ -156,6 +167,18 @@ func newImportCmd(a *app) *cobra.Command {
 					sum.MergedParties = rep.MergedParties()
 				}
 			}
+			if !noFamilies {
+				// Replaced contracts lost their links: detect them again.
+				rep, err := a.runFamilies(ctx, store, family.Options{}, false, bar)
+				switch {
+				case errors.Is(err, errNoLinks):
+					a.log.Info("family detection skipped", "reason", err)
+				case err != nil:
+					return err
+				default:
+					sum.Families = &importFamilies{Documents: rep.Documents, Linked: rep.Linked, Unresolved: len(rep.Unresolved)}
+				}
+			}
 			var embedErr error
 			if emb != nil {
 				sum.Embeddings, embedErr = a.importEmbeddings(ctx, eb, emb, bar)
@@ -192,6 +215,10 @@ func newImportCmd(a *app) *cobra.Command {
 				if sum.MergedParties > 0 {
 					fmt.Fprintf(a.stdout, "entity resolution merged %d duplicate parties into others (--no-resolve skips it)\n", sum.MergedParties)
 				}
+				if f := sum.Families; f != nil && f.Documents > 0 {
+					fmt.Fprintf(a.stdout, "families: %d contracts refer to a master agreement, %d linked, %d unresolved (`contractgraph families list`)\n",
+						f.Documents, f.Linked, f.Unresolved)
+				}
 				if e := sum.Embeddings; e != nil {
 					fmt.Fprintf(a.stdout, "embedded %d chunks", e.Embedded)
 					if e.Summaries > 0 {
@@ -219,6 +246,7 @@ func newImportCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&textsDir, "texts", "", "directory of CUAD full_contract_txt files (default: full_contract_txt next to the CSV)")
 	cmd.Flags().BoolVar(&noResolve, "no-resolve", false, "skip entity resolution (merging duplicate parties) after the import")
+	cmd.Flags().BoolVar(&noFamilies, "no-families", false, "skip family detection (linking amendments to their masters) after the import")
 	limits.register(cmd.Flags())
 	return cmd
 }

@@ -163,7 +163,7 @@ func newRootCmd(a *app) *cobra.Command {
 	pf.BoolVarP(&a.cfg.Verbose, "verbose", "v", false, "log debug details to stderr")
 
 	// Subcommands: one file each. Keep this list sorted.
-	root.AddCommand(newAskCmd(a), newChatCmd(a), newCompareCmd(a), newDeadlinesCmd(a), newDeleteCmd(a), newDemoCmd(a), newEvalCmd(a), newExportCmd(a), newGenerateCmd(a), newImportCmd(a), newIngestCmd(a), newMCPCmd(a), newPlaybookCmd(a), newReindexCmd(a), newResolveCmd(a), newRiskCmd(a), newServeCmd(a), newStatsCmd(a), newStatutesCmd(a), newToolsCmd(a), newVersionCmd(a))
+	root.AddCommand(newAskCmd(a), newChatCmd(a), newCompareCmd(a), newDeadlinesCmd(a), newDeleteCmd(a), newDemoCmd(a), newDiffCmd(a), newEvalCmd(a), newExportCmd(a), newFamiliesCmd(a), newGenerateCmd(a), newImportCmd(a), newIngestCmd(a), newMCPCmd(a), newPlaybookCmd(a), newReindexCmd(a), newResolveCmd(a), newRiskCmd(a), newServeCmd(a), newStatsCmd(a), newStatutesCmd(a), newToolsCmd(a), newVersionCmd(a))
 	registerCompletions(root)
 	return root
 }
