@@ -47,8 +47,8 @@ func putLinksCypher(kind string, manual bool) string {
 		set = "SET r += row.props"
 	}
 	return `UNWIND $rows AS row
-MATCH (f:Contract {id: row.from})
-MATCH (t:Contract {id: row.to})
+MATCH (f:Contract {id: row.from_id})
+MATCH (t:Contract {id: row.to_id})
 MERGE (f)-[r:` + kind + `]->(t)
 ` + set
 }
@@ -68,7 +68,7 @@ func (s *Store) ReplaceLinks(ctx context.Context, source string, links []graph.C
 		if l.Source != source {
 			return fmt.Errorf("replace links: %w: link %q -> %q has source %q, not %q", graph.ErrInvalidQuery, l.From, l.To, l.Source, source)
 		}
-		rows[l.Kind] = append(rows[l.Kind], map[string]any{"from": l.From, "to": l.To, "props": map[string]any{
+		rows[l.Kind] = append(rows[l.Kind], map[string]any{"from_id": l.From, "to_id": l.To, "props": map[string]any{
 			"restates": l.Restates, "confidence": l.Confidence, "quote": l.Quote,
 			"quote_start": int64(l.Start), "quote_end": int64(l.End), "source": l.Source}})
 		ids = append(ids, l.From, l.To)

@@ -161,7 +161,7 @@ func TestCypherDump(t *testing.T) {
 	var w rows
 	w.add(p)
 	ids := map[string]any{"ids": []any{"c1"}}
-	linkRows := map[string]any{"rows": []any{map[string]any{"from": "c1", "to": "c0", "props": map[string]any{
+	linkRows := map[string]any{"rows": []any{map[string]any{"from_id": "c1", "to_id": "c0", "props": map[string]any{
 		"restates": false, "confidence": 0.9, "quote": "Amendment No. 1 to the T", "quote_start": int64(0), "quote_end": int64(24), "source": "detected"}}}}
 	for _, st := range []struct {
 		name, cypher string

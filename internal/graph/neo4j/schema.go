@@ -4,7 +4,7 @@ package neo4j
 // the Cypher lint checks the compiler's statements against them.
 var (
 	schemaLabels            = []string{"Contract", "Party", "Location", "Clause", "Chunk", "Statute"}
-	schemaRelationshipTypes = []string{"PARTY_TO", "HAS_LOCATION", "HAS_GOVERNING_LAW", "HAS_CLAUSE", "HAS_CHUNK"}
+	schemaRelationshipTypes = []string{"PARTY_TO", "HAS_LOCATION", "HAS_GOVERNING_LAW", "HAS_CLAUSE", "HAS_CHUNK", "AMENDS", "SUPPLEMENTS"}
 	schemaPropertyKeys      = []string{
 		// Contract
 		"id", "title", "summary", "contract_type", "effective_date", "end_date", "duration", "duration_days",
@@ -21,11 +21,13 @@ var (
 		"ord", "type", "group", "start", "end", "verified", "embedding", "embedding_model",
 		// PARTY_TO
 		"role", "location_id", "unverified",
+		// AMENDS and SUPPLEMENTS
+		"restates", "confidence", "quote", "quote_start", "quote_end", "source",
 		// Statute (besides id, text, content_hash and the embedding's)
 		"jurisdiction", "code", "number", "heading", "url",
 	}
 	// writeRowKeys are the keys of the UNWIND row maps the write statements
 	// read (row.key, row.contract_id, ...). The linter cannot tell a map
 	// from a node, so it is told these names too.
-	writeRowKeys = []string{"key", "contract_id", "location_id", "match_key", "props", "mark", "parties"}
+	writeRowKeys = []string{"key", "contract_id", "location_id", "match_key", "props", "mark", "parties", "from_id", "to_id"}
 )
