@@ -53,7 +53,7 @@ func newEvalRetrievalCmd(a *app) *cobra.Command {
 	fl.IntVar(&f.limit, "limit", 0, "measure the first N contracts by file name (0: all)")
 	fl.IntVar(&f.maxChunk, "max-chunk", retrieve.DefaultMaxChunkBytes, "largest chunk, in bytes")
 	fl.StringVarP(&f.output, "output", "o", "", "also write retrieval.json, .md and .html into this directory")
-	fl.StringSliceVar(&f.variants, "variants", nil, "further methods to measure, each stages joined by +: expand, expand-model, rerank, rerank-model, dedup, sections,\n"+
+	fl.StringSliceVar(&f.variants, "variants", nil, "further methods to measure, each stages joined by +: expand, expand-model, rerank, rerank-fuse (the lexical order fused with the first stage's), rerank-model, dedup, sections,\n"+
 		"hybrid (needs --embed-model; the -model stages need --model), e.g. --variants expand,rerank,expand+rerank,hybrid+expand+rerank")
 	fl.Float64Var(&f.lexical.ExpansionWeight, "rerank-expansion-weight", 0, "the deterministic reranker's weight of expansion words (0: its default)")
 	fl.Float64Var(&f.lexical.Phrase, "rerank-phrase", 0, "the deterministic reranker's phrase bonus weight (0: its default, negative: off)")
@@ -171,12 +171,17 @@ func (a *app) retrievalVariant(ctx context.Context, name string, lex retrieve.Le
 			}
 		case "rerank":
 			v.Options.Reranker = lex
+		case "rerank-fuse":
+			// The lexical order fused with the first stage's by RRF.
+			fused := lex
+			fused.Fuse = true
+			v.Options.Reranker = fused
 		case "dedup":
 			v.Options.Dedup = true
 		case "sections":
 			v.Options.Sections = true
 		default:
-			return v, fmt.Errorf("--variants %s: unknown stage %q; want hybrid, expand, expand-model, rerank, rerank-model, dedup or sections joined by +", name, st)
+			return v, fmt.Errorf("--variants %s: unknown stage %q; want hybrid, expand, expand-model, rerank, rerank-fuse, rerank-model, dedup or sections joined by +", name, st)
 		}
 	}
 	if len(exps) == 1 {

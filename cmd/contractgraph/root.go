@@ -157,7 +157,7 @@ func newRootCmd(a *app) *cobra.Command {
 	pf.StringVar(&a.cfg.Rerank, "rerank", envOr("CONTRACTGRAPH_RERANK", defaultRerank), "second-stage ranking of clause_search and statute_search: off, lexical (phrase and proximity, no model) or model (--model ranks the top 20) (env CONTRACTGRAPH_RERANK)")
 	pf.StringVar(&a.cfg.Expand, "expand", envOr("CONTRACTGRAPH_EXPAND", defaultExpand), "query expansion of clause_search and statute_search: off, thesaurus (the clause taxonomy and legal thesaurus) or model (the thesaurus and --model's phrases) (env CONTRACTGRAPH_EXPAND)")
 	pf.BoolVar(&a.cfg.Dedup, "dedup", envBool("CONTRACTGRAPH_DEDUP", defaultDedup), "collapse near-duplicate passages of one contract in clause_search results (env CONTRACTGRAPH_DEDUP)")
-	pf.BoolVar(&a.cfg.SummaryMeaning, "summary-by-meaning", envBool("CONTRACTGRAPH_SUMMARY_BY_MEANING", defaultSummaryMeaning), "with --embed-model, summary_search also finds the contracts whose summaries are nearest in meaning (needs `reindex --embeddings`) (env CONTRACTGRAPH_SUMMARY_BY_MEANING)")
+	pf.BoolVar(&a.cfg.SummaryMeaning, "summary-by-meaning", envBool("CONTRACTGRAPH_SUMMARY_BY_MEANING", defaultSummaryMeaning), "with --embed-model, summary_search also takes the up to 10 contracts whose summaries are nearest the search in meaning (vectors from import or `reindex --embeddings`, embedded store) (env CONTRACTGRAPH_SUMMARY_BY_MEANING)")
 	pf.BoolVar(&a.cfg.Sections, "sections", envBool("CONTRACTGRAPH_SECTIONS", defaultSections), "add each clause_search hit's enclosing section (heading and span) (env CONTRACTGRAPH_SECTIONS)")
 	pf.BoolVar(&a.cfg.JSON, "json", false, "print JSON instead of readable text")
 	pf.BoolVarP(&a.cfg.Verbose, "verbose", "v", false, "log debug details to stderr")
