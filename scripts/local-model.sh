@@ -35,6 +35,8 @@
 #   LOCAL_MODEL_MAX_TOKENS            most tokens one reply may generate (default 4096; a small model
 #                                     can repeat itself until the context is full)
 #   LOCAL_MODEL_START_TIMEOUT         seconds to wait for each server's health (default 300)
+#   LOCAL_MODEL_PROBE_TIMEOUT         seconds the install's test run may take to load the model and
+#                                     to answer, each (default 300; a loaded machine is slow)
 #   LOCAL_MODEL_BUILD                 auto (default: build when the prebuilt fails), always, never
 #   LOCAL_MODEL_BUILD_JOBS            parallel compile jobs (default: number of CPUs)
 #   LOCAL_MODEL_STATE                 pid and log files (default <cache>/local-model/state)
@@ -64,6 +66,7 @@ ctx="${LOCAL_MODEL_CTX:-32768}"
 cache_ram="${LOCAL_MODEL_CACHE_RAM:-1024}"
 max_tokens="${LOCAL_MODEL_MAX_TOKENS:-4096}"
 start_timeout="${LOCAL_MODEL_START_TIMEOUT:-300}"
+probe_timeout="${LOCAL_MODEL_PROBE_TIMEOUT:-300}"
 build_mode="${LOCAL_MODEL_BUILD:-auto}"
 build_jobs="${LOCAL_MODEL_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 python="${PYTHON:-python3}"
@@ -207,7 +210,7 @@ probe() {
 		"$bin" -m "$model" --host 127.0.0.1 --port "$probe_port" -t "$threads" -c 2048 -np 1 \
 		--cache-ram 0 --no-webui >"$plog" 2>&1 </dev/null &
 	pid=$!
-	local deadline=$(($(now) + 120)) ok=0 reply=""
+	local deadline=$(($(now) + probe_timeout)) ok=0 timed_out=0 reply=""
 	while :; do
 		if ! kill -0 "$pid" 2>/dev/null; then
 			local rc=0
@@ -218,17 +221,20 @@ probe() {
 		fi
 		if curl -fsS -m 2 "http://127.0.0.1:$probe_port/health" >/dev/null 2>&1; then break; fi
 		if [ "$(now)" -ge "$deadline" ]; then
-			log "llama-server ($name): model not loaded within 120s"
+			log "llama-server ($name): model not loaded within ${probe_timeout}s"
 			kill -KILL "$pid" 2>/dev/null || true
 			wait "$pid" 2>/dev/null || true
-			return 1
+			return 2
 		fi
 		sleep 1
 	done
-	if reply=$(curl -fsS -m 90 "http://127.0.0.1:$probe_port/v1/chat/completions" -H 'Content-Type: application/json' \
-		-d "$(probe_request)" 2>&1) &&
-		grep -q '"choices"' <<<"$reply"; then
+	local curl_rc=0
+	reply=$(curl -fsS -m "$probe_timeout" "http://127.0.0.1:$probe_port/v1/chat/completions" -H 'Content-Type: application/json' \
+		-d "$(probe_request)" 2>&1) || curl_rc=$?
+	if [ "$curl_rc" = 0 ] && grep -q '"choices"' <<<"$reply"; then
 		ok=1
+	elif [ "$curl_rc" = 28 ]; then
+		timed_out=1
 	fi
 	kill -TERM "$pid" 2>/dev/null || true
 	for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
@@ -237,7 +243,11 @@ probe() {
 	wait "$pid" 2>/dev/null || rc=$?
 	if [ "$ok" != 1 ]; then
 		tail -5 "$plog" >&2
-		log "llama-server ($name): no completion within 90s (exit status $rc): ${reply:0:200}"
+		if [ "$timed_out" = 1 ]; then
+			log "llama-server ($name): no completion within ${probe_timeout}s: ${reply:0:200}"
+			return 2
+		fi
+		log "llama-server ($name): no completion (exit status $rc): ${reply:0:200}"
 		return 1
 	fi
 	local pp tg
@@ -352,18 +362,29 @@ install_server() {
 		fi
 		rm -f "$selected"
 	fi
-	if [ -x "$built_dir/bin/llama-server" ] && probe "$built_dir/bin/llama-server" built; then
-		echo "$built_dir/bin/llama-server" >"$selected"
-		log "llama-server: $built_dir/bin/llama-server"
-		return 0
+	local rc
+	if [ -x "$built_dir/bin/llama-server" ]; then
+		rc=0
+		probe "$built_dir/bin/llama-server" built || rc=$?
+		if [ "$rc" = 0 ]; then
+			echo "$built_dir/bin/llama-server" >"$selected"
+			log "llama-server: $built_dir/bin/llama-server"
+			return 0
+		fi
+		# A timeout says the machine is busy, not that the binary is
+		# broken: keep it rather than spend an hour building it again.
+		[ "$rc" = 2 ] && die "llama-server: the binary built here did not answer within ${probe_timeout}s; the machine may be busy: run the install again (or raise LOCAL_MODEL_PROBE_TIMEOUT); $built_dir is kept"
 	fi
 	if [ "$build_mode" != always ] && [ ! -f "$failed_mark" ]; then
 		bin="$(install_prebuilt)"
-		if probe "$bin" prebuilt; then
+		rc=0
+		probe "$bin" prebuilt || rc=$?
+		if [ "$rc" = 0 ]; then
 			echo "$bin" >"$selected"
 			log "llama-server: $bin"
 			return 0
 		fi
+		[ "$rc" = 2 ] && die "llama-server: the prebuilt $prebuilt_pkg did not answer within ${probe_timeout}s; the machine may be busy: run the install again (or raise LOCAL_MODEL_PROBE_TIMEOUT)"
 		touch "$failed_mark"
 		log "llama-server: the prebuilt $prebuilt_pkg does not run on this CPU"
 	elif [ -f "$failed_mark" ]; then
@@ -372,7 +393,10 @@ install_server() {
 	[ "$build_mode" = never ] && die "llama-server: no working binary and LOCAL_MODEL_BUILD=never"
 	rm -rf "$built_dir"
 	bin="$(build_server)"
-	probe "$bin" built || die "llama-server: the binary built from source does not run on the model (log $root/probe-built.log)"
+	rc=0
+	probe "$bin" built || rc=$?
+	[ "$rc" = 2 ] && die "llama-server: the binary built from source did not answer within ${probe_timeout}s; the machine may be busy: run the install again (the build is kept)"
+	[ "$rc" = 0 ] || die "llama-server: the binary built from source does not run on the model (log $root/probe-built.log)"
 	echo "$bin" >"$selected"
 	log "llama-server: $bin"
 }

@@ -88,6 +88,40 @@ func TestLexicalRerankPrefersPhraseAndProximity(t *testing.T) {
 	}
 }
 
+// With Fuse the first stage's order counts as much as the lexical one
+// (reciprocal rank fusion): the passage the first stage ranked first and
+// the lexical scores second is first again, ahead of the one the lexical
+// scores prefer but the first stage ranked last.
+func TestLexicalFuseKeepsTheFirstStagesJudgement(t *testing.T) {
+	cands := []string{
+		"Either party may terminate this Agreement upon thirty days notice for convenience.",
+		"Payment is due within thirty days of invoice.",
+		"Rates may change.",
+		"The Company may terminate for convenience at any time.",
+	}
+	q := retrieve.RerankQuery{Text: "terminate for convenience"}
+	plain, _, err := retrieve.Lexical{}.Rerank(context.Background(), q, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(plain, []int{3, 0, 1, 2}) {
+		t.Fatalf("lexical order %v: want [3 0 1 2]", plain)
+	}
+	fused, scores, err := retrieve.Lexical{Fuse: true}.Rerank(context.Background(), q, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 0: 1/61 + 1/62; 3: 1/64 + 1/61; 1: 1/62 + 1/63; 2: 1/63 + 1/64.
+	if !slices.Equal(fused, []int{0, 3, 1, 2}) {
+		t.Errorf("fused order %v (scores %v): want [0 3 1 2]", fused, scores)
+	}
+	for i := 1; i < len(scores); i++ {
+		if scores[i] > scores[i-1] {
+			t.Errorf("fused scores %v not falling", scores)
+		}
+	}
+}
+
 func TestDedupCollapsesOneContractsNearDuplicates(t *testing.T) {
 	text := "Either party may terminate this Agreement for convenience upon thirty days written notice to the other party."
 	hits := []graph.ClauseHit{
