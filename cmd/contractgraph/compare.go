@@ -72,6 +72,7 @@ func newCompareCmd(a *app) *cobra.Command {
 	f.IntVar(&in.Groups, "groups", tools.CompareGroupLimits.Default, "list at most this many groups")
 	f.IntVar(&in.Examples, "examples", tools.CompareExampleLimits.Default, "members shown per group besides its representative")
 	f.IntVar(&in.MaxClauses, "max-clauses", tools.CompareClauseLimits.Default, "compare at most this many clauses, newest contracts first")
+	f.IntVar(&in.Outliers, "outliers", tools.CompareOutlierLimits.Default, "list at most this many outliers")
 	f.IntVar(&in.TextChars, "text-chars", tools.CompareTextLimits.Default, "characters of each clause's text in --json")
 	return cmd
 }

@@ -71,8 +71,8 @@ func TestBrowserCompare(t *testing.T) {
 	if !strings.Contains(first, "Group 1") || !strings.Contains(first, thousandsText(want.Groups[0].Size)+" clauses") {
 		t.Errorf("group 1 reads %q, want %d clauses", first, want.Groups[0].Size)
 	}
-	if n := eval[int](t, ctx, `document.querySelectorAll('.compare-outliers .compare-clause.outlier').length`); n != min(want.TotalOutliers, tools.MaxCompareOutliers) {
-		t.Errorf("%d outliers marked, want %d", n, min(want.TotalOutliers, tools.MaxCompareOutliers))
+	if n := eval[int](t, ctx, `document.querySelectorAll('.compare-outliers .compare-clause.outlier').length`); n != min(want.TotalOutliers, 30) {
+		t.Errorf("%d outliers marked, want %d", n, min(want.TotalOutliers, 30))
 	}
 	// A key term chip marks its kind of term in its group's clauses.
 	chip := eval[string](t, ctx, `(() => { const c = [...document.querySelectorAll('.term-chip')].find(c => c.closest('.compare-group').querySelector('mark.term[data-kind~="' + c.dataset.kind + '"]')); if (!c) return ''; c.click(); return c.closest('.compare-group').id; })()`)
@@ -95,7 +95,7 @@ func TestBrowserCompare(t *testing.T) {
 // callCompare is what the page shows, called through the tool.
 func callCompare(t *testing.T, s *Server) tools.ClauseCompareResult {
 	t.Helper()
-	out, err := s.tools.Call(context.Background(), tools.NameClauseCompare, json.RawMessage(`{"clause_type":"Cap On Liability","groups":12,"examples":6,"text_chars":600}`))
+	out, err := s.tools.Call(context.Background(), tools.NameClauseCompare, json.RawMessage(`{"clause_type":"Cap On Liability","groups":12,"examples":6,"outliers":30,"text_chars":600}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // comparePageDefaults are the clause_compare arguments the comparison page
 // sets when its query does not: more groups, members and words than the
 // tool gives a model.
-var comparePageDefaults = map[string]string{"groups": "12", "examples": "6", "text_chars": "600"}
+var comparePageDefaults = map[string]string{"groups": "12", "examples": "6", "outliers": "30", "text_chars": "600"}
 
 // pageCompare is the clause comparison page: the form, and once a clause
 // type is chosen clause_compare's groups side by side and its outliers.

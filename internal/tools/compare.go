@@ -18,7 +18,7 @@ import (
 // NameClauseCompare is the clause comparison tool's name.
 const NameClauseCompare = "clause_compare"
 
-const clauseCompareDescription = `Compare one kind of clause across the contracts matching the filters: the clauses of clause_type (a type such as 'Cap On Liability' or a group such as 'Liability & Indemnification') grouped by how alike their wording is, so that "the ways our supply agreements limit liability" is one call. Returns total_contracts and total_clauses (every match), compared (how many clauses were grouped: the first max_clauses, newest contracts first), total_groups and groups (largest first), each with id, size, contracts, cohesion (mean similarity, 0..1), representative (the clause most like the others), members (the others most alike first, up to examples), more_members and key_terms (per kind of term: amount, duration, notice, cap, percent, with unit or currency: count, median, min, max); then total_outliers, outlier_reasons (counts) and outliers (those of groups first), each with its group and reasons: unique (like no other clause), loosely_grouped, far_term (a key term more than 5 times from its group's median). Every clause has contract_id, title, clause_type, text, start/end byte offsets in the contract text, and its key terms with their offsets. Takes the same filters as contract_search.`
+const clauseCompareDescription = `Compare one kind of clause across the contracts matching the filters: the clauses of clause_type (a type such as 'Cap On Liability' or a group such as 'Liability & Indemnification') grouped by how alike their wording is, so that "the ways our supply agreements limit liability" is one call. Returns total_contracts and total_clauses (every match), compared (how many clauses were grouped: the first max_clauses, newest contracts first), total_groups and groups (largest first), each with id, size, contracts, cohesion (mean similarity, 0..1), representative (the clause most like the others), members (the others most alike first, up to examples), more_members and key_terms (per kind of term: amount, duration, notice, cap, percent, with unit or currency: count, median, min, max); then total_outliers, outlier_reasons (counts) and up to outliers outliers (those of groups first), each with its group and reasons: unique (like no other clause), loosely_grouped, far_term (a key term more than 5 times from its group's median). Every clause has contract_id, title, clause_type, text, start/end byte offsets in the contract text, and its key terms with their offsets. Takes the same filters as contract_search.`
 
 var clauseCompareCompact = Compact{
 	Description: `Compare one clause type across contracts: groups by wording (representative clause, key terms such as caps) and outliers.`,
@@ -37,24 +37,23 @@ var clauseCompareCompact = Compact{
 
 // compareTuning are clause_compare's arguments that its compact schema
 // leaves out: their defaults suit a small model's question.
-var compareTuning = []string{"threshold", "max_clauses", "groups", "examples", "text_chars"}
+var compareTuning = []string{"threshold", "max_clauses", "groups", "examples", "outliers", "text_chars"}
 
 // Bounds of clause_compare.
 var (
 	// CompareClauseLimits bound how many clauses one call groups.
 	CompareClauseLimits = graph.Limit{Default: 500, Max: 1000}
 	// CompareGroupLimits bound how many groups a result lists.
-	CompareGroupLimits = graph.Limit{Default: 10, Max: 50}
+	CompareGroupLimits = graph.Limit{Default: 5, Max: 50}
 	// CompareExampleLimits bound how many members each group lists
 	// besides its representative.
-	CompareExampleLimits = graph.Limit{Default: 3, Max: 20}
+	CompareExampleLimits = graph.Limit{Default: 2, Max: 20}
 	// CompareTextLimits bound the characters of each clause's text a
 	// result shows.
-	CompareTextLimits = graph.Limit{Default: 400, Max: 4000}
+	CompareTextLimits = graph.Limit{Default: 300, Max: 4000}
+	// CompareOutlierLimits bound how many outliers a result lists.
+	CompareOutlierLimits = graph.Limit{Default: 10, Max: 100}
 )
-
-// MaxCompareOutliers is how many outliers a result lists.
-const MaxCompareOutliers = 20
 
 // ClauseCompareInput is the input of clause_compare.
 type ClauseCompareInput struct {
@@ -64,6 +63,7 @@ type ClauseCompareInput struct {
 	MaxClauses int     `json:"max_clauses,omitempty" jsonschema:"How many clauses to compare at most, from the newest contracts; total_clauses counts every match."`
 	Groups     int     `json:"groups,omitempty" jsonschema:"How many groups to list; total_groups counts them all."`
 	Examples   int     `json:"examples,omitempty" jsonschema:"How many members to show per group besides its representative; more_members counts the rest."`
+	Outliers   int     `json:"outliers,omitempty" jsonschema:"How many outliers to list; total_outliers counts them all."`
 	TextChars  int     `json:"text_chars,omitempty" jsonschema:"How many characters of each clause's text to show (cut at a word, with truncated set); start and end always span the whole clause."`
 }
 
@@ -107,6 +107,7 @@ func tuneClauseCompare(s *jsonschema.Schema) {
 	setRange(s, "groups", 1, float64(CompareGroupLimits.Max), CompareGroupLimits.Default)
 	setRange(s, "examples", 1, float64(CompareExampleLimits.Max), CompareExampleLimits.Default)
 	setRange(s, "text_chars", 1, float64(CompareTextLimits.Max), CompareTextLimits.Default)
+	setRange(s, "outliers", 1, float64(CompareOutlierLimits.Max), CompareOutlierLimits.Default)
 }
 
 // compareQuery is a validated clause_compare call.
@@ -117,6 +118,7 @@ type compareQuery struct {
 	limit      int
 	groups     int
 	examples   int
+	outliers   int
 	textChars  int
 }
 
@@ -154,6 +156,9 @@ func (s *Set) compareQuery(in ClauseCompareInput) (compareQuery, error) {
 		return q, err
 	}
 	if q.examples, err = parseLimit("examples", in.Examples, CompareExampleLimits); err != nil {
+		return q, err
+	}
+	if q.outliers, err = parseLimit("outliers", in.Outliers, CompareOutlierLimits); err != nil {
 		return q, err
 	}
 	if q.textChars, err = parseLimit("text_chars", in.TextChars, CompareTextLimits); err != nil {
@@ -216,7 +221,7 @@ func (s *Set) ClauseCompare(ctx context.Context, in ClauseCompareInput) (ClauseC
 			res.OutlierReasons[r]++
 		}
 	}
-	res.Outliers = grouped.Outliers[:min(MaxCompareOutliers, len(grouped.Outliers))]
+	res.Outliers = grouped.Outliers[:min(q.outliers, len(grouped.Outliers))]
 	for i := range res.Outliers {
 		res.Outliers[i].Clause = cutText(res.Outliers[i].Clause, q.textChars)
 	}
