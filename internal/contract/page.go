@@ -36,3 +36,8 @@ type PageWord struct {
 	H     int     `json:"h"`
 	Conf  float64 `json:"conf"`
 }
+
+// LowOCRConfidence is the mean word confidence under which a recognised
+// page is reported, at ingest and on the contract page, as low-confidence:
+// its text likely has errors a reader should check against the image.
+const LowOCRConfidence = 70

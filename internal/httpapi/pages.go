@@ -295,8 +295,14 @@ func (s *Server) pageContract(w http.ResponseWriter, r *http.Request) {
 		highlight = web.HighlightMarkdown
 	}
 	html, valid := highlight(c.Text, spans)
+	scans, err := s.scanPages(r.Context(), c, spans, valid)
+	if err != nil {
+		s.pageFail(w, r, err)
+		return
+	}
 	valid = valid[1:]
 	s.render(w, r, http.StatusOK, web.PageContract, web.ContractPage{
+		Scans:      scans,
 		Base:       web.Base{Title: titleOr(c.Title, c.ID), Nav: "contracts"},
 		C:          c,
 		Unverified: contract.UnverifiedValues(c),

@@ -248,6 +248,7 @@ func (s *Server) routeTable() []route {
 		{"GET", "/contracts/{id}/graph", s.admit(lookup, s.pageContractGraph)},
 		{"GET", "/contracts/{id}/risk", s.admit(lookup, s.pageRisk)},
 		{"GET", "/compare", s.admit(query, s.pageCompare)},
+		{"GET", "/contracts/{id}/pages/{page}", s.admit(lookup, s.pagePageImage)},
 		{"GET", "/parties/{id}/graph", s.admit(lookup, s.pagePartyGraph)},
 		{"GET", "/chat", s.admit(lookup, s.pageChat)},
 		{"GET", "/upload", s.admit(lookup, s.pageUpload)},

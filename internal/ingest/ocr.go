@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
 )
 
 // OCRMode says when the loader recognises text in page images.
@@ -60,7 +62,7 @@ const (
 	DefaultPageImageDPI = 100
 	// DefaultMinOCRConfidence is the mean word confidence (0 to 100) under
 	// which a recognised page is reported as low-confidence.
-	DefaultMinOCRConfidence = 70
+	DefaultMinOCRConfidence = contract.LowOCRConfidence
 	// DefaultMaxOCRPages limits the pages recognised in one file.
 	DefaultMaxOCRPages = 300
 	// ocrPageTimeout bounds one page's rendering or recognition.

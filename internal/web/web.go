@@ -406,6 +406,27 @@ type ContractPage struct {
 	Groups     []ClauseGroup
 	TextHTML   template.HTML
 	Markdown   bool // TextHTML is rendered Markdown (HighlightMarkdown)
+	// Scans are the contract's recognised pages, shown with the words of
+	// its clauses boxed; empty for a born-digital contract.
+	Scans []ScanPage
+}
+
+// ScanPage is one recognised page of the contract page's scan view.
+type ScanPage struct {
+	Number     int
+	ImageURL   string
+	Confidence float64 // mean word confidence, 0 to 100
+	Low        bool    // under the ingest's minimum confidence
+	Boxes      []ScanBox
+}
+
+// ScanBox is the box around one line's words of a span on a page image,
+// in percent of the image's width and height. Anchor is the id of the
+// span's highlight in the text ("" when none), Class "cited" for the span
+// an answer cited.
+type ScanBox struct {
+	Left, Top, Width, Height float64
+	Anchor, Title, Class     string
 }
 
 // GraphNode is a node of the neighbourhood graph. Kind is one of contract,

@@ -1,7 +1,9 @@
 // The contract page: the text pane stays in view beside the clause list
 // (position: sticky), so a clause link scrolls the pane, not the page, to
 // its highlight and marks it as the current one. Without JavaScript the
-// links are plain fragment links, which also work.
+// links are plain fragment links, which also work. On a scanned contract
+// the boxes around a clause's words on the page images link to the clause
+// too, and showing a clause marks its boxes.
 "use strict";
 (function () {
   const pane = document.getElementById("contract-text");
@@ -14,6 +16,11 @@
     // An anchor element stands for the mark right after it.
     const target = mark.classList.contains("anchor") && mark.nextElementSibling ? mark.nextElementSibling : mark;
     target.classList.add("current");
+    // The same span's boxes on the scanned pages.
+    for (const b of document.querySelectorAll(".scan-box.current")) b.classList.remove("current");
+    for (const b of document.querySelectorAll(".scan-box[data-span]")) {
+      if (b.dataset.span === id) b.classList.add("current");
+    }
     const box = pane.getBoundingClientRect();
     if (box.top < 0 || box.top > window.innerHeight / 2) pane.scrollIntoView({ block: "start" });
     const rect = target.getBoundingClientRect();
