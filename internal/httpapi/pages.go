@@ -301,8 +301,16 @@ func (s *Server) pageContract(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	valid = valid[1:]
+	fam, err := s.contractFamily(r.Context(), c)
+	if err != nil {
+		s.pageFail(w, r, err)
+		return
+	}
+	members, note := familyMembers(c, fam)
 	s.render(w, r, http.StatusOK, web.PageContract, web.ContractPage{
 		Scans:      scans,
+		Family:     members,
+		FamilyNote: note,
 		Base:       web.Base{Title: titleOr(c.Title, c.ID), Nav: "contracts"},
 		C:          c,
 		Unverified: contract.UnverifiedValues(c),

@@ -406,6 +406,11 @@ type ContractPage struct {
 	Groups     []ClauseGroup
 	TextHTML   template.HTML
 	Markdown   bool // TextHTML is rendered Markdown (HighlightMarkdown)
+	// Family is the contract's master and the contracts that amend or
+	// supplement it (graph.LinkStore); FamilyNote says what agreement the
+	// contract refers to when that agreement is not in the store.
+	Family     []FamilyMember
+	FamilyNote string
 	// Scans are the contract's recognised pages, shown with the words of
 	// its clauses boxed; empty for a born-digital contract.
 	Scans []ScanPage
@@ -427,6 +432,23 @@ type ScanPage struct {
 type ScanBox struct {
 	Left, Top, Width, Height float64
 	Anchor, Title, Class     string
+}
+
+// FamilyMember is one contract of a family as a contract page lists it:
+// Role "master" (the page's contract amends or supplements it) or
+// "amendment" / "supplement" (it amends or supplements the page's).
+type FamilyMember struct {
+	ID, Title, Role, Kind string
+	Restates              bool
+	Confidence            float64
+	Quote                 string
+	// DiffURL compares the master with the amending contract.
+	DiffURL string
+}
+
+// DiffURL is the page that diffs contract a (the earlier version) with b.
+func DiffURL(a, b string) string {
+	return "/contracts/" + url.PathEscape(a) + "/diff/" + url.PathEscape(b)
 }
 
 // GraphNode is a node of the neighbourhood graph. Kind is one of contract,
