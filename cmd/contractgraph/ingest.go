@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -127,8 +128,9 @@ func (a *app) runIngest(cmd *cobra.Command, args []string, f ingestFlags) error 
 	defer store.Close()
 
 	bar := newIngestBar(a.stderr, a.cfg.JSON)
-	extracting := bar.extracting
+	extracting, recognising := bar.extracting, bar.recognising
 	w.progress.Store(&extracting)
+	w.ocrProgress.Store(&recognising)
 	p := a.newIngestPipeline(w, store, f, bar.update)
 	sum, runErr := p.Run(ctx, args)
 	bar.clear()
@@ -160,6 +162,8 @@ type ingestWiring struct {
 	embedder llm.Embedder // nil without --embed-model
 	// progress receives the extractor's progress once a command sets it.
 	progress atomic.Pointer[func(extract.Progress)]
+	// ocrProgress receives the loader's OCR progress once a command sets it.
+	ocrProgress atomic.Pointer[func(path string, done, total int)]
 }
 
 // openIngestWiring opens the model (and embedder) and builds the
@@ -235,6 +239,11 @@ func (a *app) newIngestPipeline(w *ingestWiring, store graph.Store, f ingestFlag
 	opts := loaderOptions()
 	opts.MaxBytes, opts.MaxTextBytes, opts.OCRLang = f.maxBytes, f.maxTextBytes, f.ocrLang
 	opts.OCR, _ = ingest.ParseOCRMode(f.ocr) // validated by runIngest
+	opts.OCRProgress = func(path string, done, total int) {
+		if fn := w.ocrProgress.Load(); fn != nil {
+			(*fn)(path, done, total)
+		}
+	}
 	loader := ingest.NewLoader(opts)
 	return ingest.NewPipeline(loader, w.ext, store, ingest.Options{
 		Model:            a.cfg.Model,
@@ -382,6 +391,21 @@ func (b *ingestBar) extracting(e extract.Progress) {
 	b.drawnAt = time.Now()
 	p := b.last
 	p.Last.ContractID = extractingLabel(e)
+	fmt.Fprint(b.w, "\r"+renderIngestBar(b.width, p))
+	b.drawn = true
+}
+
+// recognising shows OCR's progress through a scan's pages: "lease: OCR
+// page 3/12".
+func (b *ingestBar) recognising(path string, done, total int) {
+	if !b.enabled {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.last
+	base := filepath.Base(path)
+	p.Last.ContractID = fmt.Sprintf("%s: OCR page %d/%d", strings.TrimSuffix(base, filepath.Ext(base)), min(done+1, total), total)
 	fmt.Fprint(b.w, "\r"+renderIngestBar(b.width, p))
 	b.drawn = true
 }

@@ -202,3 +202,12 @@ func TestPageList(t *testing.T) {
 		}
 	}
 }
+
+func TestIngestBarShowsOCRPages(t *testing.T) {
+	var buf strings.Builder
+	b := &ingestBar{w: &buf, enabled: true, width: 100}
+	b.recognising("/scans/lease.pdf", 2, 12)
+	if !strings.Contains(buf.String(), "lease: OCR page 3/12") {
+		t.Errorf("bar = %q, want the page being recognised", buf.String())
+	}
+}

@@ -125,6 +125,10 @@ type LoaderOptions struct {
 	// MaxOCRPages limits the pages recognised in one file; 0 means
 	// DefaultMaxOCRPages.
 	MaxOCRPages int
+	// OCRProgress, when set, is called after each page OCR recognises,
+	// with the file, the pages done and the pages to do; files load
+	// concurrently, so it must be safe for concurrent use.
+	OCRProgress func(path string, done, total int)
 }
 
 // NewLoader returns a Loader.
@@ -136,7 +140,7 @@ func NewLoader(opts LoaderOptions) *Loader {
 		opts.MaxTextBytes = DefaultMaxTextBytes
 	}
 	o := &ocr{mode: opts.OCR, lang: opts.OCRLang, tesseract: opts.Tesseract, pdftoppm: opts.PDFToPPM,
-		dpi: opts.OCRDPI, viewDPI: opts.PageImageDPI, minConf: opts.MinOCRConfidence, maxPages: opts.MaxOCRPages}
+		dpi: opts.OCRDPI, viewDPI: opts.PageImageDPI, minConf: opts.MinOCRConfidence, maxPages: opts.MaxOCRPages, progress: opts.OCRProgress}
 	if o.mode == "" {
 		o.mode = OCRAuto
 	}

@@ -99,6 +99,7 @@ type ocr struct {
 	viewDPI   int
 	minConf   float64
 	maxPages  int
+	progress  func(path string, done, total int)
 
 	langsOnce sync.Once
 	langs     map[string]bool

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -176,9 +177,15 @@ func TestLoadMixedPDFPageByPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := writeFile(t, t.TempDir(), "mixed.pdf", pdf)
-	doc, err := NewLoader(LoaderOptions{PDFToText: FindPDFToText(), Tesseract: tess, PDFToPPM: ppm}).Load(context.Background(), path)
+	var progress []string
+	doc, err := NewLoader(LoaderOptions{PDFToText: FindPDFToText(), Tesseract: tess, PDFToPPM: ppm, OCRProgress: func(p string, done, total int) {
+		progress = append(progress, fmt.Sprintf("%s %d/%d", filepath.Base(p), done, total))
+	}}).Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := strings.Join(progress, ", "); got != "mixed.pdf 0/1, mixed.pdf 1/1" {
+		t.Errorf("OCR progress = %s, want the one scanned page", got)
 	}
 	if len(doc.Pages) != 2 || doc.Pages[0].Source != contract.PageText || doc.Pages[1].Source != contract.PageOCR {
 		t.Fatalf("pages = %+v, want a text page then a recognised one", doc.Pages)

@@ -117,7 +117,10 @@ func (l *Loader) scanPDF(ctx context.Context, path string, data []byte) (string,
 
 	recognised := map[int]ocrPage{}
 	views := map[int][]byte{}
-	for _, i := range scanned {
+	for n, i := range scanned {
+		if n == 0 {
+			l.ocr.report(path, 0, len(scanned))
+		}
 		img, err := l.ocr.renderPDFPage(ctx, path, i+1, l.ocr.dpi, dir)
 		if err != nil {
 			return "", nil, err
@@ -138,6 +141,7 @@ func (l *Loader) scanPDF(ctx context.Context, path string, data []byte) (string,
 		if views[i], err = os.ReadFile(view); err != nil {
 			return "", nil, fmt.Errorf("page %d image: %w", i+1, err)
 		}
+		l.ocr.report(path, n+1, len(scanned))
 	}
 
 	// Rebuild the text with the recognised pages in place, recording where
@@ -175,6 +179,12 @@ func (l *Loader) scanPDF(ctx context.Context, path string, data []byte) (string,
 	return b.String(), pages, nil
 }
 
+func (o *ocr) report(path string, done, total int) {
+	if o.progress != nil {
+		o.progress(path, done, total)
+	}
+}
+
 // scanImage recognises an image file (PNG, JPEG, TIFF; a multi-page TIFF
 // gives several pages) and returns its text and pages.
 func (l *Loader) scanImage(ctx context.Context, path string, data []byte) (string, []contract.Page, error) {
@@ -191,10 +201,12 @@ func (l *Loader) scanImage(ctx context.Context, path string, data []byte) (strin
 	if err := l.ocr.ready(ctx, false); err != nil {
 		return "", nil, err
 	}
+	l.ocr.report(path, 0, 1)
 	got, err := l.ocr.recognize(ctx, path, 0)
 	if err != nil {
 		return "", nil, err
 	}
+	l.ocr.report(path, 1, 1)
 	if len(got) > l.ocr.maxPages {
 		return "", nil, fmt.Errorf("%w: %d pages need OCR, the limit is %d a file", ErrTooLarge, len(got), l.ocr.maxPages)
 	}
