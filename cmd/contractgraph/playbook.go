@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -156,26 +155,7 @@ func (a *app) runPlaybookCheck(ctx context.Context, arg string, f playbookFlags)
 
 // playbookFormat picks the report format from the flags.
 func playbookFormat(f playbookFlags, jsonFlag bool) (string, error) {
-	format := strings.ToLower(f.format)
-	if format == "" && f.output != "" {
-		format = strings.TrimPrefix(strings.ToLower(filepath.Ext(f.output)), ".")
-		if format == "markdown" {
-			format = "md"
-		}
-		if _, ok := playbookFormats[format]; !ok {
-			format = ""
-		}
-	}
-	if format == "" && jsonFlag {
-		format = "json"
-	}
-	if format == "" {
-		format = "md"
-	}
-	if _, ok := playbookFormats[format]; !ok {
-		return "", fmt.Errorf("unknown --format %q; valid values: json, md, html", f.format)
-	}
-	return format, nil
+	return reportFormat(f.format, f.output, jsonFlag, playbookFormats)
 }
 
 // loadPlaybook reads the playbook file, or the example when path is "".

@@ -149,15 +149,26 @@ func (a *app) runRisk(ctx context.Context, args []string, f riskFlags) error {
 	return nil
 }
 
-// riskFormat picks the report format from the flags.
+// riskFormat picks the report format from the flags; with many contracts
+// -o names a directory, whose name says nothing of the format.
 func riskFormat(f riskFlags, jsonFlag, many bool) (string, error) {
-	format := strings.ToLower(f.format)
-	if format == "" && f.output != "" && !many {
-		format = strings.TrimPrefix(strings.ToLower(filepath.Ext(f.output)), ".")
+	output := f.output
+	if many {
+		output = ""
+	}
+	return reportFormat(f.format, output, jsonFlag, riskFormats)
+}
+
+// reportFormat picks a report's format: --format, else the extension of the
+// -o file when it names one of valid, else json with --json, else md.
+func reportFormat[V any](flag, output string, jsonFlag bool, valid map[string]V) (string, error) {
+	format := strings.ToLower(flag)
+	if format == "" && output != "" {
+		format = strings.TrimPrefix(strings.ToLower(filepath.Ext(output)), ".")
 		if format == "markdown" {
 			format = "md"
 		}
-		if _, ok := riskFormats[format]; !ok {
+		if _, ok := valid[format]; !ok {
 			format = ""
 		}
 	}
@@ -167,8 +178,8 @@ func riskFormat(f riskFlags, jsonFlag, many bool) (string, error) {
 	if format == "" {
 		format = "md"
 	}
-	if _, ok := riskFormats[format]; !ok {
-		return "", fmt.Errorf("unknown --format %q; valid values: json, md, html", f.format)
+	if _, ok := valid[format]; !ok {
+		return "", fmt.Errorf("unknown --format %q; valid values: json, md, html", flag)
 	}
 	return format, nil
 }
