@@ -49,7 +49,8 @@ type importSummary struct {
 	// MergedParties counts parties entity resolution merged into others.
 	MergedParties int `json:"merged_parties,omitempty"`
 	// Families says what family detection found after the import; nil
-	// when it did not run (--no-families, or a store without links).
+	// when it did not run (--no-families, a store without links, or an
+	// import that changed no contract and merged no party).
 	Families *importFamilies `json:"families,omitempty"`
 	// Embeddings says what was embedded with an embedding model
 	// (--embed-model); nil without one.
@@ -167,8 +168,10 @@ func newImportCmd(a *app) *cobra.Command {
 					sum.MergedParties = rep.MergedParties()
 				}
 			}
-			if !noFamilies {
+			if changed := sum.Imported + sum.Updated + sum.Merged + sum.MergedParties; !noFamilies && changed > 0 {
 				// Replaced contracts lost their links: detect them again.
+				// An import that wrote nothing and merged no parties left
+				// every link as it was.
 				rep, err := a.runFamilies(ctx, store, family.Options{}, false, bar)
 				switch {
 				case errors.Is(err, errNoLinks):
