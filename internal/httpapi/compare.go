@@ -65,16 +65,7 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 			page.Result = comparison(res)
 		}
 	}
-	w.Header().Set("Vary", "HX-Request")
-	if r.Header.Get("HX-Request") == "true" {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(status)
-		if err := s.pages.RenderFragment(w, web.PageCompare, "results", page); err != nil {
-			s.log.ErrorContext(r.Context(), "render results", "err", err)
-		}
-		return
-	}
-	s.render(w, r, status, web.PageCompare, page)
+	s.renderResults(w, r, status, web.PageCompare, page)
 }
 
 // comparison lays a clause_compare result out for the page: links to each

@@ -210,16 +210,22 @@ func (s *Server) pageContracts(w http.ResponseWriter, r *http.Request) {
 			page.NextURL = pageURL(next)
 		}
 	}
+	s.renderResults(w, r, status, web.PageContracts, page)
+}
+
+// renderResults renders page, or only its "results" block for an htmx
+// request (a form's live update), varying the response on HX-Request.
+func (s *Server) renderResults(w http.ResponseWriter, r *http.Request, status int, name string, page any) {
 	w.Header().Set("Vary", "HX-Request")
 	if r.Header.Get("HX-Request") == "true" {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(status)
-		if err := s.pages.RenderFragment(w, web.PageContracts, "results", page); err != nil {
+		if err := s.pages.RenderFragment(w, name, "results", page); err != nil {
 			s.log.ErrorContext(r.Context(), "render results", "err", err)
 		}
 		return
 	}
-	s.render(w, r, status, web.PageContracts, page)
+	s.render(w, r, status, name, page)
 }
 
 // listParams are the contracts list's parameters that are not filters.
