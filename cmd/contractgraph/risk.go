@@ -280,7 +280,8 @@ func (a *app) riskDeps(ctx context.Context, model llm.Model, store graph.Store) 
 		}
 	}
 	if store != nil {
-		deps.Clauses = store
+		// The analyst's clause_search runs the stages the agent's does.
+		deps.Clauses = a.clauseSearcher(st, store, deps.Embedder)
 		if ss, ok := store.(graph.StatuteStore); ok {
 			deps.Statutes = ss
 		}

@@ -166,6 +166,12 @@ func (s *Searcher) Search(ctx context.Context, q graph.ClauseQuery) ([]graph.Cla
 	return hits, nil
 }
 
+// SearchClauses is Search, so that a Searcher serves wherever a store's
+// clause search is asked for (the risk analyst's clause_search).
+func (s *Searcher) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph.ClauseHit, error) {
+	return s.Search(ctx, q)
+}
+
 // rerank orders hits by s.reranker, keeping the first stage's order when
 // it fails.
 func (s *Searcher) rerank(ctx context.Context, q RerankQuery, hits []graph.ClauseHit) []graph.ClauseHit {
