@@ -164,9 +164,11 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		return nil, err
 	}
 	var out *llm.Response
+	var raw rawCalls
 	err = llm.Invoke(ctx, m.cfg.Name, m.cfg.Retry, m.cfg.Timeouts.For(req, m.cfg.Timeout), func(ctx context.Context) error {
-		cc, err := m.client.Chat.Completions.New(ctx, params)
+		cc, err := m.client.Chat.Completions.New(ctx, params, raw.options()...)
 		if err != nil {
+			raw.note(err, params)
 			return m.apiError(err)
 		}
 		out, err = fromCompletion(cc)
@@ -188,10 +190,12 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request, fn func(llm.Delta)
 	}
 	params.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
 	var out *llm.Response
+	var raw rawCalls
 	first, idle := m.cfg.Timeouts.ForStream(req, m.cfg.Timeout)
 	err = llm.InvokeStream(ctx, m.cfg.Name, m.cfg.Retry, first, idle, func(ctx context.Context, touch func()) error {
 		var err error
-		out, err = m.streamOnce(ctx, params, fn, touch)
+		out, err = m.streamOnce(ctx, params, fn, touch, raw.options()...)
+		raw.note(err, params)
 		return err
 	})
 	if err != nil {
@@ -200,8 +204,8 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request, fn func(llm.Delta)
 	return out, nil
 }
 
-func (m *Model) streamOnce(ctx context.Context, params sdk.ChatCompletionNewParams, fn func(llm.Delta) error, touch func()) (*llm.Response, error) {
-	stream := m.client.Chat.Completions.NewStreaming(ctx, params)
+func (m *Model) streamOnce(ctx context.Context, params sdk.ChatCompletionNewParams, fn func(llm.Delta) error, touch func(), opts ...option.RequestOption) (*llm.Response, error) {
+	stream := m.client.Chat.Completions.NewStreaming(ctx, params, opts...)
 	defer stream.Close()
 	var (
 		asm  assembler
@@ -252,6 +256,46 @@ func (m *Model) streamOnce(ctx context.Context, params sdk.ChatCompletionNewPara
 	}
 	resp.Message.ToolCalls = calls
 	return resp, nil
+}
+
+// rawCalls handles llama.cpp's server refusing its own model's reply: with
+// --jinja it parses the tool calls a model writes, and when a small model
+// writes one whose arguments are not JSON it answers HTTP 500 "Failed to
+// parse tool call arguments as JSON" instead of the reply. Asked again at
+// temperature 0 the model writes the same call, so after that error the
+// retries set the server's parse_tool_calls to false: the reply comes back
+// as text, from which the agent recovers the calls it can read (or shows
+// the model's words). Other servers never send that error and never get
+// the field.
+type rawCalls struct{ on bool }
+
+// note switches raw replies on after a tool-call parse failure of a
+// request that offered tools.
+func (r *rawCalls) note(err error, params sdk.ChatCompletionNewParams) {
+	if err != nil && !r.on && len(params.Tools) > 0 && toolParseFailure(err) {
+		r.on = true
+	}
+}
+
+func (r *rawCalls) options() []option.RequestOption {
+	if !r.on {
+		return nil
+	}
+	return []option.RequestOption{option.WithJSONSet("parse_tool_calls", false)}
+}
+
+// toolParseFailure reports llama.cpp's server error for a tool call it
+// could not parse.
+func toolParseFailure(err error) bool {
+	var e *sdk.Error
+	if !errors.As(err, &e) || e.StatusCode < 500 {
+		return false
+	}
+	msg := strings.ToLower(e.Message)
+	if msg == "" {
+		msg = strings.ToLower(e.RawJSON())
+	}
+	return strings.Contains(msg, "parse tool call")
 }
 
 // assembler joins streamed tool-call fragments by their index. Some

@@ -593,3 +593,68 @@ func TestHTMLReply(t *testing.T) {
 		t.Errorf("streamed request answered by a web page: %v", err)
 	}
 }
+
+// llamaToolParseError is llama.cpp's server's reply when the model wrote a
+// tool call whose arguments are not JSON.
+func llamaToolParseError(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	fmt.Fprint(w, `{"error":{"code":500,"message":"Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error at line 1, column 32: syntax error","type":"server_error"}}`)
+}
+
+func TestToolCallParseFailureRetriesRaw(t *testing.T) {
+	const raw = "<tool_call>\n{\"name\": \"contract_search\", \"arguments\": {\"contract_type\": \"Distributor\",}}\n</tool_call>"
+	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}}, Tools: []llm.ToolDef{searchTool}}
+	check := func(t *testing.T, f *llmtest.ReplayServer, content string) {
+		t.Helper()
+		if content != raw {
+			t.Errorf("content %q, want the model's raw text %q", content, raw)
+		}
+		reqs := f.Requests()
+		if len(reqs) != 2 {
+			t.Fatalf("%d requests, want 2", len(reqs))
+		}
+		if _, ok := reqs[0].Body["parse_tool_calls"]; ok {
+			t.Errorf("first request sent parse_tool_calls: %v", reqs[0].Body)
+		}
+		if v, ok := reqs[1].Body["parse_tool_calls"]; !ok || v != false {
+			t.Errorf("retry parse_tool_calls = %v (present %v), want false", v, ok)
+		}
+	}
+	t.Run("generate", func(t *testing.T) {
+		f := llmtest.NewReplayServer(t, llamaToolParseError, textReply(raw))
+		r, err := newModel(t, f, nil).Generate(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, f, r.Message.Content)
+	})
+	t.Run("stream", func(t *testing.T) {
+		body, _ := json.Marshal(raw)
+		f := llmtest.NewReplayServer(t, llamaToolParseError,
+			sse(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":`+string(body)+`},"finish_reason":"stop"}]}`))
+		r, err := newModel(t, f, nil).Stream(context.Background(), req, func(llm.Delta) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, f, r.Message.Content)
+	})
+	t.Run("other server errors keep parsing", func(t *testing.T) {
+		f := llmtest.NewReplayServer(t, errorReply(500, nil), textReply("ok"))
+		if _, err := newModel(t, f, nil).Generate(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := f.Requests()[1].Body["parse_tool_calls"]; ok {
+			t.Errorf("a plain 500's retry sent parse_tool_calls")
+		}
+	})
+	t.Run("no tools offered", func(t *testing.T) {
+		f := llmtest.NewReplayServer(t, llamaToolParseError, textReply("ok"))
+		if _, err := newModel(t, f, nil).Generate(context.Background(), &llm.Request{Messages: req.Messages}); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := f.Requests()[1].Body["parse_tool_calls"]; ok {
+			t.Errorf("a request without tools sent parse_tool_calls on retry")
+		}
+	})
+}
