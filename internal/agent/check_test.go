@@ -277,9 +277,9 @@ func TestRunWithOverridesOptions(t *testing.T) {
 // invented reply is set aside in a note and never streamed.
 func TestCheckEveryCallFailed(t *testing.T) {
 	m := llmtest.NewScripted(
-		llmtest.Calls(llmtest.Call("a", "contract_search", `{"contract_type":"Distributor","limit":100}`)),
+		llmtest.Calls(llmtest.Call("a", "contract_search", `{"contract_type":"Distributor","limit":-1}`)),
 		llmtest.Text("There are no Distributor contracts.\nSources: none"),
-		llmtest.Calls(llmtest.Call("b", "contract_search", `{"contract_type":"Distributor","limit":200}`)),
+		llmtest.Calls(llmtest.Call("b", "contract_search", `{"contract_type":"Distributor","limit":-2}`)),
 		llmtest.Text("There are 7 Distributor contracts.\nSources: none"),
 	).Streaming()
 	a := newAgent(m, toolSet(t))
@@ -290,7 +290,7 @@ func TestCheckEveryCallFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(ans.Text, "I could not answer this from the contract graph: every tool call failed") ||
-		!strings.Contains(ans.Text, `contract_search {"contract_type":"Distributor","limit":200} failed: limit`) || strings.Contains(ans.Text, "7 Distributor") {
+		!strings.Contains(ans.Text, `contract_search {"contract_type":"Distributor","limit":-2} failed: limit`) || strings.Contains(ans.Text, "7 Distributor") {
 		t.Errorf("answer %q: want the failures and no fact", ans.Text)
 	}
 	if len(ans.Missing) != 2 || len(ans.Notes) != 2 || !strings.Contains(ans.Notes[1], "There are 7 Distributor contracts.") {

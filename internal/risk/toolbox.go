@@ -174,9 +174,11 @@ func (r *run) searchClauses(ctx context.Context, in clauseSearchInput) ([]graph.
 	if limit == 0 {
 		limit = 5
 	}
-	if limit < 1 || limit > 20 {
+	if limit < 1 {
 		return nil, &tools.ArgError{Field: "limit", Msg: fmt.Sprintf("%d is out of range: give 1 to 20", in.Limit)}
 	}
+	// More than there may be asks for the most (as the agent's tools do).
+	limit = min(limit, 20)
 	if r.in.Stored && r.deps.Clauses != nil {
 		hits, err := r.deps.Clauses.SearchClauses(ctx, graph.ClauseQuery{Query: q, Filter: graph.Filter{ContractIDs: []string{r.in.Contract.ID}}, Limit: limit})
 		if err != nil {

@@ -149,19 +149,19 @@ func (s *Set) compareQuery(in ClauseCompareInput) (compareQuery, error) {
 	default:
 		return q, &ArgError{Field: "threshold", Msg: fmt.Sprintf("%v is out of range: give 0.05 to 1", th)}
 	}
-	if q.limit, err = parseLimit("max_clauses", in.MaxClauses, CompareClauseLimits); err != nil {
+	if q.limit, err = parseBound("max_clauses", in.MaxClauses, CompareClauseLimits); err != nil {
 		return q, err
 	}
-	if q.groups, err = parseLimit("groups", in.Groups, CompareGroupLimits); err != nil {
+	if q.groups, err = parseBound("groups", in.Groups, CompareGroupLimits); err != nil {
 		return q, err
 	}
-	if q.examples, err = parseLimit("examples", in.Examples, CompareExampleLimits); err != nil {
+	if q.examples, err = parseBound("examples", in.Examples, CompareExampleLimits); err != nil {
 		return q, err
 	}
-	if q.outliers, err = parseLimit("outliers", in.Outliers, CompareOutlierLimits); err != nil {
+	if q.outliers, err = parseBound("outliers", in.Outliers, CompareOutlierLimits); err != nil {
 		return q, err
 	}
-	if q.textChars, err = parseLimit("text_chars", in.TextChars, CompareTextLimits); err != nil {
+	if q.textChars, err = parseBound("text_chars", in.TextChars, CompareTextLimits); err != nil {
 		return q, err
 	}
 	return q, nil

@@ -95,15 +95,32 @@ func parseOrder(field, v string, def bool) (bool, error) {
 	return false, &ArgError{Field: field, Msg: fmt.Sprintf("unknown order %q", v), Valid: orders}
 }
 
-// parseLimit applies l's default to 0 and bounds the rest to 1..l.Max.
+// parseLimit applies l's default to 0, lowers a value above l.Max to l.Max
+// and refuses a negative one. A limit bounds only how many examples come
+// back, never a count or an aggregate, so asking for too many (small
+// models write "limit": 100 for "how many") gets the most there are
+// instead of a failed call.
 func parseLimit(field string, v int, l graph.Limit) (int, error) {
-	if v == 0 {
+	switch {
+	case v == 0:
 		return l.Default, nil
-	}
-	if v < 1 || v > l.Max {
+	case v < 0:
 		return 0, &ArgError{Field: field, Msg: fmt.Sprintf("%d is out of range: give 1 to %d", v, l.Max)}
+	case v > l.Max:
+		return l.Max, nil
 	}
 	return v, nil
+}
+
+// parseBound applies l's default to 0 and refuses anything outside
+// 1..l.Max: for bounds of the work a call does (clause_compare's
+// max_clauses, examples, outliers, text_chars), which say what the caller
+// gets, unlike a result limit.
+func parseBound(field string, v int, l graph.Limit) (int, error) {
+	if v > l.Max {
+		return 0, &ArgError{Field: field, Msg: fmt.Sprintf("%d is out of range: give 1 to %d", v, l.Max)}
+	}
+	return parseLimit(field, v, l)
 }
 
 // parseEnum matches v case-insensitively against valid; "" gives def.

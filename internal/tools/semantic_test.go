@@ -145,9 +145,16 @@ func TestLimitsMatchTheGraph(t *testing.T) {
 			json.Unmarshal([]byte(tc.args), &over)
 			over["limit"] = tc.limit.Max + 1
 			b, _ := json.Marshal(over)
+			if _, err := set.Call(context.Background(), tc.tool, b); err != nil {
+				t.Errorf("limit %d: %v, want the maximum used", tc.limit.Max+1, err)
+			} else if got := tc.got(); got != tc.limit.Max {
+				t.Errorf("limit %d: query limit %d, want the maximum %d", tc.limit.Max+1, got, tc.limit.Max)
+			}
+			over["limit"] = -1
+			b, _ = json.Marshal(over)
 			var ae *ArgError
 			if _, err := set.Call(context.Background(), tc.tool, b); !errors.As(err, &ae) || ae.Field != "limit" {
-				t.Errorf("limit %d: %v, want an argument error on limit", tc.limit.Max+1, err)
+				t.Errorf("limit -1: %v, want an argument error on limit", err)
 			}
 		})
 	}

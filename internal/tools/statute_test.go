@@ -175,7 +175,7 @@ func TestStatuteToolsErrors(t *testing.T) {
 		notFound   bool
 	}{
 		{NameStatuteSearch, `{}`, "query", false},
-		{NameStatuteSearch, `{"query":"x","limit":21}`, "limit", false},
+		{NameStatuteSearch, `{"query":"x","limit":-1}`, "limit", false},
 		{NameStatuteSearch, `{"query":"x","jurisdiction":"united states"}`, "jurisdiction", false},
 		{NameStatuteSearch, `{"query":"x","juris":"us"}`, "juris", false},
 		{NameGetStatute, `{"statute_id":" "}`, "statute_id", false},
