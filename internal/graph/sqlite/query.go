@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -516,22 +517,44 @@ func (s *Store) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph
 		}
 		// Many contracts: take the best passages overall, keep those that
 		// pass the filter, and look deeper until enough pass or none are left.
+		// The order is bm25() rather than rank on purpose: ORDER BY rank makes
+		// FTS5 sort every match (its sorted cursor has no LIMIT), while an
+		// ORDER BY over the bm25() expression leaves the sort to SQLite, which
+		// keeps only the best k rows as it goes.
 		for k := max(4*n, 64); ; k *= 8 {
-			ranked, err := rankPassages(ctx, tx, `SELECT rowid, -rank FROM passage_fts WHERE passage_fts MATCH ? ORDER BY rank LIMIT ?`, []any{match, k})
+			ranked, err := rankPassages(ctx, tx, `SELECT rowid, -bm25(passage_fts) AS score FROM passage_fts WHERE passage_fts MATCH ?
+				ORDER BY score DESC, rowid LIMIT ?`, []any{match, k})
 			if err != nil {
 				return err
 			}
 			if hits, err = resolvePassages(ctx, tx, ranked, w, q.ClauseTypes); err != nil {
 				return err
 			}
-			if len(hits) >= n || len(ranked) < k {
+			if len(ranked) < k {
 				return nil
+			}
+			if len(hits) >= n {
+				hits, err = completeTies(ctx, tx, match, ranked, hits, n, w, q.ClauseTypes)
+				return err
 			}
 		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search clauses: %w", err)
 	}
+	sortHits(hits)
+	if len(hits) > n {
+		hits = hits[:n]
+	}
+	if hits == nil {
+		hits = []graph.ClauseHit{}
+	}
+	return hits, nil
+}
+
+// sortHits orders hits best first: by score, then contract id, offset and
+// clause id.
+func sortHits(hits []graph.ClauseHit) {
 	sort.Slice(hits, func(i, j int) bool {
 		a, b := hits[i], hits[j]
 		switch {
@@ -544,13 +567,87 @@ func (s *Store) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph
 		}
 		return a.ClauseID < b.ClauseID
 	})
-	if len(hits) > n {
-		hits = hits[:n]
+}
+
+// completeTies makes the first n of hits, the passing passages of the
+// best-ranked ones, exact when the ranking was cut inside a run of equal
+// scores: passages outside the LIMIT may score as much as the lowest fetched
+// one, and of those the tie order (contract id, offset, clause id) picks, not
+// the rowid. It then reads every passage with that score and keeps the best
+// of them by the tie order; with no tie at the cut it returns hits as they are.
+func completeTies(ctx context.Context, tx *sql.Tx, match string, ranked map[int64]float64, hits []graph.ClauseHit, n int, w *where, types []string) ([]graph.ClauseHit, error) {
+	floor := math.Inf(1)
+	for _, sc := range ranked {
+		floor = min(floor, sc)
 	}
-	if hits == nil {
-		hits = []graph.ClauseHit{}
+	sortHits(hits)
+	if len(hits) < n || hits[n-1].Score != floor {
+		return hits, nil
 	}
-	return hits, nil
+	// The scores are -bm25 of the same rows, so equality is exact.
+	var tied []int64
+	err := eachRow(ctx, tx, `SELECT rowid FROM passage_fts WHERE passage_fts MATCH ? AND bm25(passage_fts) = ?`,
+		[]any{match, -floor}, func(r *sql.Rows) error {
+			var id int64
+			if err := r.Scan(&id); err != nil {
+				return err
+			}
+			tied = append(tied, id)
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("tied passages: %w", err)
+	}
+	var clauses, chunks []int64
+	for _, id := range tied {
+		if id > 0 {
+			clauses = append(clauses, id)
+		} else if len(types) == 0 {
+			chunks = append(chunks, -id)
+		}
+	}
+	above := 0
+	for above < len(hits) && hits[above].Score > floor {
+		above++
+	}
+	wc := ""
+	if len(w.conds) > 0 {
+		wc = " AND " + strings.Join(w.conds, " AND ")
+	}
+	cond := ""
+	args := []any{jsonInts(clauses)}
+	if len(types) > 0 {
+		in := placeholders(len(types))
+		cond = " AND (cl.type IN (" + in + ") OR cl.grp IN (" + in + "))"
+		args = append(append(args, anys(types)...), anys(types)...)
+	}
+	args = append(args, w.args...)
+	query := `SELECT cl.pk AS id, c.id AS cid, cl.start AS off, cl.id AS clid FROM clauses cl JOIN contracts c ON c.pk = cl.contract_pk
+		WHERE cl.pk IN (SELECT value FROM json_each(?))` + cond + wc
+	if len(chunks) > 0 {
+		query += ` UNION ALL SELECT -ch.pk, c.id, ch.start, '' FROM chunks ch JOIN contracts c ON c.pk = ch.contract_pk
+			WHERE ch.pk IN (SELECT value FROM json_each(?))` + wc
+		args = append(append(args, jsonInts(chunks)), w.args...)
+	}
+	args = append(args, n-above)
+	best := map[int64]float64{}
+	err = eachRow(ctx, tx, query+` ORDER BY cid, off, clid LIMIT ?`, args, func(r *sql.Rows) error {
+		var id, off int64
+		var cid, clid string
+		if err := r.Scan(&id, &cid, &off, &clid); err != nil {
+			return err
+		}
+		best[id] = floor
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("order tied passages: %w", err)
+	}
+	tiedHits, err := resolvePassages(ctx, tx, best, w, types)
+	if err != nil {
+		return nil, err
+	}
+	return append(hits[:above:above], tiedHits...), nil
 }
 
 // rankPassages runs an FTS query returning (rowid, score) rows.
