@@ -52,7 +52,7 @@ func open(path string, migrations fs.FS) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite store: %w", err)
 	}
-	wdb, err := sql.Open("sqlite", dsn(abs, false))
+	wdb, err := sql.Open("sqlite", dsn(abs, false, 0))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
@@ -84,7 +84,12 @@ func open(path string, migrations fs.FS) (*Store, error) {
 			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 		}
 	}
-	rdb, err := sql.Open("sqlite", dsn(abs, true))
+	size, err := storeBytes(wdb)
+	if err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	rdb, err := sql.Open("sqlite", dsn(abs, true, readerMmap(size)))
 	if err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
@@ -100,19 +105,59 @@ func open(path string, migrations fs.FS) (*Store, error) {
 	return &Store{path: path, wdb: wdb, rdb: rdb}, nil
 }
 
+// The readers' memory for database pages. Each reader connection has its
+// own page cache on the heap, so sizing that cache for the store would
+// multiply it by the pool (max(4, 2·GOMAXPROCS) readers, each with its own
+// copy of the hot indexes). Instead every reader memory-maps the store: mapped pages live
+// once in the OS page cache, shared by all connections (and processes), are
+// clean and reclaimable under memory pressure, and are read without a copy
+// into SQLite's cache. The per-reader heap cache keeps today's 32 MiB for
+// what the map does not cover (WAL frames, the file past the mapped length).
+const (
+	readerCacheKiB = 32 << 10 // per reader connection, on the heap
+	// minReaderMmap is mapped even for an empty store, which grows after
+	// Open (an import into a new file); maxReaderMmap bounds the address
+	// space and the resident file pages a store larger than it can cost.
+	minReaderMmap = 64 << 20
+	maxReaderMmap = 1 << 30
+)
+
+// storeBytes is the size of the main database file as SQLite sees it.
+func storeBytes(db *sql.DB) (int64, error) {
+	var pages, pageSize int64
+	if err := db.QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
+		return 0, fmt.Errorf("read page count: %w", err)
+	}
+	if err := db.QueryRow("PRAGMA page_size").Scan(&pageSize); err != nil {
+		return 0, fmt.Errorf("read page size: %w", err)
+	}
+	return pages * pageSize, nil
+}
+
+// readerMmap is the mmap_size for readers of a store of size bytes at Open:
+// the whole file plus a quarter for growth, within [minReaderMmap,
+// maxReaderMmap].
+func readerMmap(size int64) int64 {
+	return min(max(size+size/4, minReaderMmap), maxReaderMmap)
+}
+
 // dsn builds the connection URI for the file at abs. Both kinds of
 // connection wait for locks instead of failing, enforce foreign keys and keep
-// temporary b-trees in memory; readers are additionally query-only.
-func dsn(abs string, readOnly bool) string {
+// temporary b-trees in memory; readers are additionally query-only and map
+// mmap bytes of the file. The writer maps nothing: an import's RSS stays its
+// bounded heap cache rather than growing with every page it touches.
+func dsn(abs string, readOnly bool, mmap int64) string {
 	q := url.Values{}
 	q.Add("_busy_timeout", "10000")
 	q.Add("_foreign_keys", "1")
 	q.Add("_pragma", "temp_store(memory)")
 	if readOnly {
-		q.Add("_pragma", "cache_size(-32768)") // 32 MiB of page cache per reader
+		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", readerCacheKiB))
+		q.Add("_pragma", fmt.Sprintf("mmap_size(%d)", mmap))
 		q.Add("_query_only", "1")
 	} else {
-		// The writer's inserts land all over the indexes: give it more cache.
+		// The writer's inserts land all over the indexes: give it more cache
+		// (128 MiB, one connection).
 		q.Add("_pragma", "cache_size(-131072)")
 		// Checkpoint (and fsync) every 256 MiB of WAL rather than every 4 MiB:
 		// a bulk import commits a few MiB per batch, and each checkpoint
