@@ -21,14 +21,16 @@ func TestReaderMmap(t *testing.T) {
 	if err := s.wdb.QueryRow("PRAGMA mmap_size").Scan(&w); err != nil {
 		t.Fatal(err)
 	}
-	if r != minReaderMmap {
-		t.Errorf("reader mmap_size = %d, want %d for a new store", r, int64(minReaderMmap))
+	if size, err := storeBytes(s.wdb); err != nil {
+		t.Fatal(err)
+	} else if want := readerMmap(size); r != want || r == 0 {
+		t.Errorf("reader mmap_size = %d, want %d (a new store of %d bytes)", r, want, size)
 	}
 	if w != 0 {
 		t.Errorf("writer mmap_size = %d, want 0", w)
 	}
 	for _, c := range []struct{ size, want int64 }{
-		{0, minReaderMmap},
+		{0, 0},
 		{400 << 20, 500 << 20},
 		{4 << 30, maxReaderMmap},
 	} {
