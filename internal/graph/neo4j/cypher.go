@@ -76,6 +76,9 @@ func schemaStatements() []statement {
 		"CREATE INDEX statute_embedding_model IF NOT EXISTS FOR (n:Statute) ON (n.embedding_model)",
 		"CREATE FULLTEXT INDEX " + statuteTextIndex + " IF NOT EXISTS FOR (n:Statute) ON EACH [n.heading, n.text] " +
 			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}",
+		// The schema marker (schemaMarkerLabel): one node, so that two
+		// processes setting up at once MERGE the same one.
+		"CREATE CONSTRAINT contractgraph_schema_id IF NOT EXISTS FOR (n:" + schemaMarkerLabel + ") REQUIRE n.id IS UNIQUE",
 	}
 	out := make([]statement, len(stmts))
 	for i, s := range stmts {
@@ -85,6 +88,22 @@ func schemaStatements() []statement {
 }
 
 const awaitIndexesCypher = "CALL db.awaitIndexes(300)"
+
+// schemaMarkerLabel labels the one node that records which schema versions
+// have been set up in the database (see Store.setup). SchemaText leaves it
+// out; deleting every node deletes it too, which only makes the next Open
+// set the schema up again.
+const schemaMarkerLabel = "ContractGraphSchema"
+
+// schemaMarkerCypher reports whether the schema version $version has been
+// set up: one row, done true, when the marker lists it; no row or false
+// otherwise.
+const schemaMarkerCypher = "MATCH (m:" + schemaMarkerLabel + " {id: 'schema'}) RETURN $version IN coalesce(m.applied, []) AS done"
+
+// markSchemaCypher adds $version to the marker's applied versions, keeping
+// those of other (newer or older) binaries.
+const markSchemaCypher = "MERGE (m:" + schemaMarkerLabel + " {id: 'schema'}) " +
+	"SET m.applied = CASE WHEN $version IN coalesce(m.applied, []) THEN m.applied ELSE coalesce(m.applied, []) + $version END"
 
 // awaitVectorIndexCypher waits until the chunk vector index is online.
 const awaitVectorIndexCypher = "CALL db.awaitIndex('" + chunkVectorIndex + "', 300)"

@@ -3,7 +3,7 @@ package neo4j
 // The graph schema's names, the allow-list every statement is built from;
 // the Cypher lint checks the compiler's statements against them.
 var (
-	schemaLabels            = []string{"Contract", "Party", "Location", "Clause", "Chunk", "Statute"}
+	schemaLabels            = []string{"Contract", "Party", "Location", "Clause", "Chunk", "Statute", schemaMarkerLabel}
 	schemaRelationshipTypes = []string{"PARTY_TO", "HAS_LOCATION", "HAS_GOVERNING_LAW", "HAS_CLAUSE", "HAS_CHUNK", "AMENDS", "SUPPLEMENTS"}
 	schemaPropertyKeys      = []string{
 		// Contract
@@ -25,6 +25,8 @@ var (
 		"restates", "confidence", "quote", "quote_start", "quote_end", "source",
 		// Statute (besides id, text, content_hash and the embedding's)
 		"jurisdiction", "code", "number", "heading", "url",
+		// The schema marker
+		"applied",
 	}
 	// writeRowKeys are the keys of the UNWIND row maps the write statements
 	// read (row.key, row.contract_id, ...). The linter cannot tell a map

@@ -18,11 +18,14 @@ package neo4j
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -63,6 +66,9 @@ type Store struct {
 	// chunkVectors and statuteVectors are the vector indexes of chunk and
 	// of statute embeddings.
 	chunkVectors, statuteVectors *vectorIndex
+
+	// schemaRuns counts the schema statements Open ran, for tests.
+	schemaRuns atomic.Int64
 }
 
 // vectorIndex is one vector index, which the store creates the first time
@@ -84,8 +90,8 @@ func (ix *vectorIndex) has(dims int) bool {
 }
 
 // Open connects to the database, checks that it answers and creates, if
-// missing, the constraints and indexes the store relies on. Creating them is
-// idempotent, so every Open of the same database may do it.
+// missing, the constraints and indexes the store relies on — once per
+// database and schema version, which a marker node records (see setup).
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.URI == "" {
 		return nil, errors.New("open neo4j store: empty URI (set NEO4J_URI)")
@@ -136,16 +142,48 @@ func (s *Store) Close() error {
 	return err
 }
 
-// setup creates the schema's constraints and indexes and waits until they
-// are online, so that the first query already uses them.
-func (s *Store) setup(ctx context.Context) error {
+// schemaVersion names the statement list of schemaStatements: a hash of
+// their text, so that changing any statement changes it and no version
+// number can be forgotten.
+var schemaVersion = sync.OnceValue(func() string {
+	h := sha256.New()
 	for _, st := range schemaStatements() {
-		if err := s.schemaWrite(ctx, st); err != nil {
-			return err
+		h.Write([]byte(st.Cypher))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+})
+
+// setup creates the schema's constraints and indexes, once per database:
+// the marker node (schemaMarkerLabel) lists the schema versions set up, and
+// when it lists this binary's version one cheap read replaces the ~25
+// schema statements. Otherwise the statements run (they are idempotent, so
+// two processes may run them at once), setup waits until the indexes are
+// online, so that the first query already uses them, and only then adds
+// the version to the marker: a set-up interrupted before that is redone.
+//
+// The marker keeps the versions of every binary that set the database up,
+// so a database a newer binary set up is neither an error nor downgraded:
+// this binary's statements only create what is missing, and the newer
+// binary still finds its own version. A version that drops or redefines an
+// index must therefore remove the other versions from the marker, and
+// whatever drops the indexes must delete the marker with them.
+func (s *Store) setup(ctx context.Context) error {
+	version := schemaVersion()
+	recs, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: schemaMarkerCypher, Params: map[string]any{"version": version}})
+	if err != nil {
+		return fmt.Errorf("read the schema marker: %w", err)
+	}
+	done := len(recs) > 0
+	for _, r := range recs {
+		if ok, _ := r.AsMap()["done"].(bool); !ok {
+			done = false
 		}
 	}
-	if _, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: awaitIndexesCypher}); err != nil {
-		return fmt.Errorf("await indexes: %w", err)
+	if !done {
+		if err := s.setupSchema(ctx, version); err != nil {
+			return err
+		}
 	}
 	for _, ix := range []*vectorIndex{s.chunkVectors, s.statuteVectors} {
 		dims, err := s.existingVectorDims(ctx, ix)
@@ -157,6 +195,27 @@ func (s *Store) setup(ctx context.Context) error {
 		ix.mu.Unlock()
 	}
 	return s.backfillUnverified(ctx)
+}
+
+// setupSchema runs the schema statements, waits for the indexes and then
+// marks version as set up.
+func (s *Store) setupSchema(ctx context.Context, version string) error {
+	start := time.Now()
+	stmts := schemaStatements()
+	for _, st := range stmts {
+		s.schemaRuns.Add(1)
+		if err := s.schemaWrite(ctx, st); err != nil {
+			return err
+		}
+	}
+	if _, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: awaitIndexesCypher}); err != nil {
+		return fmt.Errorf("await indexes: %w", err)
+	}
+	if _, err := s.run(ctx, neo4j.AccessModeWrite, statement{Cypher: markSchemaCypher, Params: map[string]any{"version": version}}); err != nil {
+		return fmt.Errorf("write the schema marker: %w", err)
+	}
+	s.log.Info("neo4j schema set up", "version", version, "statements", len(stmts), "took", time.Since(start))
+	return nil
 }
 
 // schemaWrite runs one schema statement. Another process creating the same

@@ -3,6 +3,7 @@ package neo4j
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -48,7 +49,8 @@ var hiddenProperties = map[string]bool{"content_hash": true, "embedding": true, 
 
 // SchemaText describes the live graph for a language model: node labels
 // and relationship types with their properties and types, and the
-// (start)-[type]->(end) patterns that occur. It reads db.schema.* only.
+// (start)-[type]->(end) patterns that occur, leaving out the schema marker.
+// It reads db.schema.* only.
 func (s *Store) SchemaText(ctx context.Context) (string, error) {
 	type prop struct{ name, types string }
 	nodes := map[string][]prop{}
@@ -64,9 +66,10 @@ func (s *Store) SchemaText(ctx context.Context) (string, error) {
 		}
 		for _, r := range recs {
 			m := r.AsMap()
-			label := strings.Join(getStrings(m, "nodeLabels"), ":")
-			if label == "" {
-				continue
+			labels := getStrings(m, "nodeLabels")
+			label := strings.Join(labels, ":")
+			if label == "" || slices.Contains(labels, schemaMarkerLabel) {
+				continue // the schema marker is bookkeeping, no data to ask about
 			}
 			name := getString(m, "propertyName")
 			if _, ok := nodes[label]; !ok {
