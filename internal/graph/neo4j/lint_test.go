@@ -142,6 +142,8 @@ func TestCypherDump(t *testing.T) {
 		d.add("schema "+string(rune('a'+i)), st)
 	}
 	d.add("await indexes", statement{Cypher: awaitIndexesCypher})
+	d.add("read the schema marker", statement{Cypher: schemaMarkerCypher, Params: map[string]any{"version": "0123456789abcdef"}})
+	d.add("write the schema marker", statement{Cypher: markSchemaCypher, Params: map[string]any{"version": "0123456789abcdef"}})
 	d.add("await the vector index", statement{Cypher: awaitVectorIndexCypher})
 	d.add("vector index lookup", statement{Cypher: vectorIndexCypher})
 	d.add("vector index create", vectorIndexStatement(384))
