@@ -72,7 +72,9 @@ func numberValue(t string) (float64, int) {
 }
 
 // Find lists the numbers written in s, scaled by a following
-// "million"/"billion"/"thousand". ISO dates contribute their year only.
+// "million"/"billion"/"thousand". ISO dates contribute their year only;
+// digits inside a word or an identifier, and numbers too long for a
+// float64, are not listed.
 func Find(s string) []float64 {
 	var out []float64
 	masked := []byte(s)
@@ -95,7 +97,9 @@ func Find(s string) []float64 {
 		start, end := m[0], m[1]
 		if start > 0 {
 			r, _ := utf8.DecodeLastRuneInString(text[:start])
-			if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' && start > 1 && isAlnumBefore(text, start-1) {
+			// Digits inside a word or an identifier ("Q4", "contract_17")
+			// are not a figure.
+			if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' && start > 1 && isAlnumBefore(text, start-1) {
 				continue
 			}
 		}
@@ -113,6 +117,11 @@ func Find(s string) []float64 {
 			}
 		}
 		v, _ := numberValue(strings.TrimSpace(text[start:numEnd]))
+		if math.IsInf(v, 0) {
+			// A run of hundreds of digits (a looping model's) overflows:
+			// it states no figure anyone could check.
+			continue
+		}
 		out = append(out, v)
 		if scale != 1 {
 			out = append(out, v*scale)

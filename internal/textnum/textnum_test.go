@@ -2,6 +2,7 @@ package textnum
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -14,6 +15,9 @@ func TestFind(t *testing.T) {
 		{"about 1.5 million dollars", []float64{1.5, 1.5e6}},
 		{"twenty-four of them, ended 2005-12-31", []float64{2005, 24}},
 		{"Q4 and EX-10 are not figures", nil},
+		{"Sources: contract_17, Contract_2", nil},
+		// A looping model's run of digits overflows float64: no figure.
+		{"$57,483,100 1" + strings.Repeat("0", 400), []float64{57483100}},
 	}
 	for _, tt := range tests {
 		if got := Find(tt.text); !slices.Equal(got, tt.want) {
