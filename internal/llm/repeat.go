@@ -40,6 +40,10 @@ const (
 	// loopShortUnit (a row of underscores in a quoted signature line).
 	loopMinRunShort = 2048
 	loopShortUnit   = 16
+	// loopMinRunWord is the run required of a short unit of letters and
+	// digits only ("0", "ab"): no answer writes hundreds of them in a row
+	// (a small model writing "contract_1000…" until its token limit does).
+	loopMinRunWord = 256
 	// loopMinCopies of the unit must follow each other.
 	loopMinCopies = 3
 	// loopMaxUnit bounds the unit looked for.
@@ -96,7 +100,11 @@ func (g *loopGuard) add(text string) (cut int, looping bool) {
 func repeatingTail(b []byte) (cut int, ok bool) {
 	n := len(b)
 	for unit := 1; unit <= loopMaxUnit && loopMinCopies*unit <= n; unit++ {
+		word := unit < loopShortUnit && alnum(b[n-unit:])
 		run := max(loopMinCopies*unit, loopMinRun)
+		if word {
+			run = max(loopMinCopies*unit, loopMinRunWord)
+		}
 		if run > n || !periodic(b[n-run:], unit) {
 			continue
 		}
@@ -114,12 +122,22 @@ func repeatingTail(b []byte) (cut int, ok bool) {
 				break
 			}
 		}
-		if p < loopShortUnit && n-start < loopMinRunShort {
+		if !word && p < loopShortUnit && n-start < loopMinRunShort {
 			return 0, false
 		}
 		return start + p, true
 	}
 	return 0, false
+}
+
+// alnum reports whether s is ASCII letters and digits only.
+func alnum(s []byte) bool {
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // periodic reports whether s equals itself shifted by unit bytes.

@@ -23,8 +23,10 @@ func TestCompleteStopsALoopingReply(t *testing.T) {
 		{"a cycle of two items", head + strings.Repeat(unit+`{"name": "Beta LLC", "role": "Buyer", "evidence": "Beta LLC"}, `, 30),
 			head + unit + `{"name": "Beta LLC", "role": "Buyer", "evidence": "Beta LLC"}, `, llm.FinishRepetition},
 		{"a run of one character", head + strings.Repeat(" ", 5000), head + " ", llm.FinishRepetition},
+		{"a run of one digit", "Sources: contract_1" + strings.Repeat("0", 1500), "Sources: contract_10", llm.FinishRepetition},
 		// Not loops: a quoted signature line, and an item repeated twice.
 		{"a row of underscores", head + `"evidence": "By: ` + strings.Repeat("_ ", 700) + `"}]}`, "", "stop"},
+		{"a long number", "The total is " + strings.Repeat("1234567890", 20) + ".", "", "stop"},
 		{"two copies of a long item", head + strings.Repeat(`{"text": "`+longItem+`"}, `, 2) + `{}]}`, "", "stop"},
 	}
 	for _, tt := range tests {
