@@ -148,7 +148,9 @@ func (p *printer) event(e agent.Event) {
 	case agent.EventToolResult:
 		fmt.Fprintf(p.w, "← %s\n", summarizeResult(e.ToolResult))
 	case agent.EventRewrite:
-		if e.Rewrite.Error != "" {
+		if e.Rewrite.SetAside != "" {
+			fmt.Fprintf(p.w, "(question kept as asked: %s; the rewrite was: %s)\n", clip(e.Rewrite.Error, 200), clip(e.Rewrite.SetAside, 300))
+		} else if e.Rewrite.Error != "" {
 			fmt.Fprintf(p.w, "(question kept as asked: the rewrite failed: %s)\n", clip(e.Rewrite.Error, 200))
 		} else if e.Rewrite.Question != e.Rewrite.Original {
 			fmt.Fprintf(p.w, "(question rewritten: %s)\n", e.Rewrite.Question)

@@ -218,12 +218,12 @@ func (a *Agent) run(ctx context.Context, history []llm.Message, question string,
 	}
 	asked := question
 	if opts.Rewrite {
-		var failure string
-		asked, failure = r.rewrite(ctx, prior, question, date)
+		var failure, setAside string
+		asked, setAside, failure = r.rewrite(ctx, prior, question, date)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		emit(Event{Type: EventRewrite, Rewrite: &RewriteEvent{Original: question, Question: asked, Error: failure}})
+		emit(Event{Type: EventRewrite, Rewrite: &RewriteEvent{Original: question, Question: asked, Error: failure, SetAside: setAside}})
 	}
 	r.question = asked
 	msgs := append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, prior...)
@@ -747,8 +747,8 @@ type rewritten struct {
 
 // rewrite turns question into an atomic one using the conversation. On any
 // failure it keeps the original question, and says why: rewriting is an
-// aid, not a gate.
-func (r *run) rewrite(ctx context.Context, history []llm.Message, question, date string) (string, string) {
+// aid, not a gate. A rewrite that adds figures is returned as setAside.
+func (r *run) rewrite(ctx context.Context, history []llm.Message, question, date string) (asked, setAside, failure string) {
 	var turns []llm.Message
 	for _, m := range history {
 		if (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) && m.Content != "" {
@@ -758,7 +758,7 @@ func (r *run) rewrite(ctx context.Context, history []llm.Message, question, date
 	prompt, err := render("rewrite.tmpl", rewriteData{Date: date, History: turns, Question: question})
 	if err != nil {
 		r.log.Warn("rewrite question", "err", err)
-		return question, err.Error()
+		return question, "", err.Error()
 	}
 	v, resp, err := llm.GenerateData[rewritten](ctx, r.a.dataModel(), &llm.Request{
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}, Temperature: r.a.Temperature, Seed: r.a.Seed,
@@ -771,10 +771,16 @@ func (r *run) rewrite(ctx context.Context, history []llm.Message, question, date
 	}
 	if err != nil {
 		r.log.Warn("rewrite question failed; keeping the original", "err", err)
-		return question, err.Error()
+		return question, "", err.Error()
 	}
-	r.log.Debug("rewrote question", "from", question, "to", v.Question)
-	return strings.TrimSpace(v.Question), ""
+	q := strings.TrimSpace(v.Question)
+	if figs := addedFigures(q, question, turns, date); len(figs) > 0 {
+		reason := rewriteAddsFigures(figs)
+		r.log.Warn("rewrite set aside", "rewrite", q, "reason", reason)
+		return question, q, reason
+	}
+	r.log.Debug("rewrote question", "from", question, "to", q)
+	return q, "", ""
 }
 
 // critique is the structured reply of the critic.

@@ -45,6 +45,35 @@ func TestRewriteAlone(t *testing.T) {
 	}
 }
 
+// TestRewriteAddingFiguresIsSetAside: a rewrite that states figures the
+// user never gave is not asked; the question is, and the event shows the
+// rewrite and why it was set aside.
+func TestRewriteAddingFiguresIsSetAside(t *testing.T) {
+	m := llmtest.NewScripted(
+		llmtest.Text(`{"question":"How many franchise agreements were signed between January 1, 2025, and December 31, 2026?"}`),
+		llmtest.Calls(llmtest.Call("a", "contract_search", `{"contract_type":"Franchise"}`)),
+		llmtest.Text("One: c05.\nSources: c05"),
+	)
+	a := newAgent(m, toolSet(t))
+	a.Rewrite = true
+	var rec recorder
+	if _, err := a.Run(context.Background(), nil, "How many franchise agreements are there?", rec.emit); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastMessage(m.Requests()[1]).Content; got != "How many franchise agreements are there?" {
+		t.Errorf("the tool loop was asked %q, want the question as asked", got)
+	}
+	ev := rec.ofType(agent.EventRewrite)
+	if len(ev) != 1 {
+		t.Fatalf("%d rewrite events, want 1", len(ev))
+	}
+	r := ev[0].Rewrite
+	if r.Question != "How many franchise agreements are there?" || !strings.Contains(r.SetAside, "January 1, 2025") ||
+		!strings.Contains(r.Error, "added 1, 2025, 31, 2026") {
+		t.Errorf("rewrite event = %+v", r)
+	}
+}
+
 // TestCriticAlone: the critic without rewriting asks the question as it
 // was asked, and its follow-ups are an event before the second pass.
 func TestCriticAlone(t *testing.T) {

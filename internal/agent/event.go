@@ -49,6 +49,9 @@ type RewriteEvent struct {
 	Question string `json:"question"`
 	// Error says why the rewrite failed and the question was kept.
 	Error string `json:"error,omitempty"`
+	// SetAside is the rewriter's question when it was not used because it
+	// added figures of its own (Error says which).
+	SetAside string `json:"set_aside,omitempty"`
 }
 
 // CheckEvent is a verdict of the sufficiency check (Options.Check).

@@ -99,9 +99,12 @@ type Result struct {
 	// Rewritten is the question the tool loop answered when rewriting
 	// was on; FollowUps the critic's follow-up questions; Missing what the
 	// sufficiency check found no result for.
-	Rewritten string   `json:"rewritten,omitempty"`
-	FollowUps []string `json:"follow_ups,omitempty"`
-	Missing   []string `json:"missing,omitempty"`
+	Rewritten string `json:"rewritten,omitempty"`
+	// RewriteSetAside is the rewriter's question when it added figures of
+	// its own and the question was asked as written.
+	RewriteSetAside string   `json:"rewrite_set_aside,omitempty"`
+	FollowUps       []string `json:"follow_ups,omitempty"`
+	Missing         []string `json:"missing,omitempty"`
 	// Answer is the agent's answer text (without the Sources line) and
 	// RawAnswer the model's own final text, Sources line included.
 	Answer    string           `json:"answer"`
@@ -430,6 +433,7 @@ func (e *Answers) ask(ctx context.Context, q Question, seed int64) (out asked) {
 		switch ev.Type {
 		case agent.EventRewrite:
 			r.Rewritten = ev.Rewrite.Question
+			r.RewriteSetAside = ev.Rewrite.SetAside
 		case agent.EventCritique:
 			r.FollowUps = ev.Critique.FollowUps
 		case agent.EventToolCall:

@@ -105,3 +105,41 @@ func TestBrowserChatWithCritic(t *testing.T) {
 		t.Errorf("the second question was asked as %q", reqs[6].Messages[len(reqs[6].Messages)-1].Content)
 	}
 }
+
+// TestBrowserChatRewriteSetAside: a rewrite that adds figures of its own
+// is not asked; the chat says the question was kept and shows the rewrite
+// and why.
+func TestBrowserChatRewriteSetAside(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests are slow; skipped with -short")
+	}
+	model := llmtest.NewScripted(
+		llmtest.Text(`{"question":"How many distribution agreements were signed in 2025?"}`),
+		llmtest.Calls(llmtest.Call("c1", "contract_search", `{"contract_type":"Distributor"}`)),
+		llmtest.Text("There is one distribution agreement: acme-distribution."),
+	)
+	s, _ := newTestServer(t, func(c *Config) {
+		c.Agent = &agent.Agent{Model: model.Streaming(), Tools: c.Tools, Now: func() time.Time { return testNow }}
+		c.ModelName = "scripted:test"
+	})
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	ctx := browser(t, 2*time.Minute)
+	must(t, ctx, "ask with rewriting on",
+		chromedp.Navigate(ts.URL+"/chat"), chromedp.WaitVisible(chromedp.ID("opt-rewrite")),
+		chromedp.Click(chromedp.ID("opt-rewrite")),
+		chromedp.SendKeys(chromedp.ID("question"), "How many distribution agreements are there?"),
+		chromedp.Click(chromedp.ID("ask-button")),
+	)
+	waitFor(t, ctx, "the answer", `(() => { const m = document.querySelector('.msg.assistant');
+		return m && m.querySelector('.text').textContent.includes('one distribution agreement') && !document.getElementById('ask-button').disabled; })()`)
+	step := eval[string](t, ctx, `document.querySelector('.msg.assistant .step.rewrite').innerText.replace(/\s+/g, ' ').trim()`)
+	want := "Question kept as asked: the rewrite added 2025, which neither the question nor the conversation states. The rewrite was: How many distribution agreements were signed in 2025?"
+	if step != want {
+		t.Errorf("rewrite step = %q\nwant %q", step, want)
+	}
+	reqs := model.Requests()
+	if len(reqs) != 3 || !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Content, "How many distribution agreements are there?") {
+		t.Errorf("%d model calls; the tool loop should be asked the question as written", len(reqs))
+	}
+}

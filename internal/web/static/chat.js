@@ -99,7 +99,8 @@
           break;
         case "rewrite": {
           const r = ev.rewrite;
-          if (r.error) step("rewrite", "Question kept as asked:", "the rewrite failed (" + r.error + ").");
+          if (r.set_aside) step("rewrite", "Question kept as asked:", r.error + ". The rewrite was: " + r.set_aside);
+          else if (r.error) step("rewrite", "Question kept as asked:", "the rewrite failed (" + r.error + ").");
           else step("rewrite", "Question rewritten:", r.question);
           break;
         }
