@@ -174,11 +174,10 @@ func (s *Store) setup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read the schema marker: %w", err)
 	}
-	done := len(recs) > 0
-	for _, r := range recs {
-		if ok, _ := r.AsMap()["done"].(bool); !ok {
-			done = false
-		}
+	// The marker's id is unique: one row, or none before the first set-up.
+	done := false
+	if len(recs) == 1 {
+		done, _ = recs[0].AsMap()["done"].(bool)
 	}
 	if !done {
 		if err := s.setupSchema(ctx, version); err != nil {
