@@ -685,3 +685,44 @@ func TestAskMaxSteps(t *testing.T) {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
+
+// TestAskRewriteSetAside: a rewrite stating a figure the question does not
+// is not asked, and the readable output says so and shows the rewrite.
+func TestAskRewriteSetAside(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages       []map[string]any `json:"messages"`
+			ResponseFormat any              `json:"response_format"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		msg := map[string]any{"role": "assistant", "content": "There are two: c08 and c09.\nSources: c08, c09"}
+		if req.ResponseFormat != nil {
+			msg["content"] = `{"question":"How many Sponsorship contracts were signed in 2025?"}`
+		} else {
+			mu.Lock()
+			asked = append(asked, fmt.Sprint(req.Messages[len(req.Messages)-1]["content"]))
+			mu.Unlock()
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": "x", "object": "chat.completion", "created": 1, "model": "any",
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": "stop"}}})
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	stdout, stderr, code := runContractgraph(t, "", "--db", fixtureDB(t), "--model", "openai:any", "ask", "--rewrite", "--no-stream", "How many Sponsorship contracts are there?")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "(question kept as asked: the rewrite added 2025, which neither the question nor the conversation states; the rewrite was: How many Sponsorship contracts were signed in 2025?)"
+	if !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+	if len(asked) == 0 || asked[0] != "How many Sponsorship contracts are there?" {
+		t.Errorf("the tool loop was asked %q, want the question as written", asked)
+	}
+}
