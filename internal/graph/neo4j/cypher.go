@@ -60,6 +60,10 @@ func schemaStatements() []statement {
 		"CREATE INDEX location_country IF NOT EXISTS FOR (n:Location) ON (n.country)",
 		"CREATE INDEX location_state IF NOT EXISTS FOR (n:Location) ON (n.state)",
 		"CREATE INDEX party_to_country IF NOT EXISTS FOR ()-[r:PARTY_TO]-() ON (r.country)",
+		// Serve party_search's min_contracts and the party name filters
+		// (CONTAINS on the joined match keys: partyMatchText).
+		"CREATE INDEX party_contract_count IF NOT EXISTS FOR (n:Party) ON (n.contract_count)",
+		"CREATE TEXT INDEX party_match_text IF NOT EXISTS FOR (n:Party) ON (n.match_text)",
 		// Only merged parties have alias_keys: a put finds them by it (resolve.go).
 		"CREATE INDEX party_alias_keys IF NOT EXISTS FOR (n:Party) ON (n.alias_keys)",
 		// The english analyzer stems like the embedded store's porter
@@ -88,6 +92,14 @@ func schemaStatements() []statement {
 }
 
 const awaitIndexesCypher = "CALL db.awaitIndexes(300)"
+
+// matchTextBatch is how many parties one matchTextBackfillCypher updates.
+const matchTextBatch = 10000
+
+// matchTextBackfillCypher gives up to matchTextBatch parties stored before
+// match_text existed theirs (partyMatchText) and returns how many it gave.
+const matchTextBackfillCypher = "MATCH (p:Party) WHERE p.match_text IS NULL WITH p LIMIT $limit SET p.match_text = " +
+	partyMatchText + " RETURN count(p) AS n"
 
 // schemaMarkerLabel labels the one node that records which schema versions
 // have been set up in the database (see Store.setup). SchemaText leaves it
@@ -135,6 +147,7 @@ type compiledFilter struct {
 	prelude string   // clauses before the source ("" or a CALL ... WITH)
 	source  string   // the clause binding c
 	conds   []string // ANDed conditions on c
+	law     bool     // source binds fl, c's governing law
 }
 
 // where renders the conditions as " WHERE a AND b", or "".
@@ -151,10 +164,25 @@ func (f *compiledFilter) match() string {
 	return f.prelude + f.source + f.where()
 }
 
+// labelSource binds c to every contract: the source when no filter names
+// a more selective pattern.
+const labelSource = "MATCH (c:Contract)"
+
 // compileFilter turns f into Cypher over contracts bound to c.
+//
+// A query whose source is the filter itself (summaryAsSource, without a
+// summary search, whose full-text hits are then the source) starts from
+// the most selective pattern the filter names, so that the plan begins
+// at an index instead of testing every contract: the first party
+// condition (the text index on match_text, or the party id), else the
+// governing law (the planner chooses between the location's country or
+// state index and the contract's own indexes), else the contract type's
+// index, else the party country's relationship index. Each anchor only
+// narrows c: the filter's conditions on c still all hold after it.
 func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, error) {
-	cf := &compiledFilter{source: "MATCH (c:Contract)"}
+	cf := &compiledFilter{source: labelSource}
 	add := func(cond string) { cf.conds = append(cf.conds, cond) }
+	anchored := mode == summaryAsSource && f.SummarySearch == ""
 	// Each condition on a field's value also needs the value verified,
 	// unless the filter includes unverified values.
 	x := facts{f.IncludeUnverified}
@@ -187,10 +215,11 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 	}
 	if f.PartyConditions() > 0 {
 		// An entry matches a party by containment of its name's or any
-		// alias's match key; an id set by the party's id.
+		// alias's match key (match_text holds them all: partyMatchText);
+		// an id set by the party's id.
 		var conds []string
 		for _, party := range f.Parties {
-			conds = append(conds, "any(k IN fp.match_keys WHERE k CONTAINS "+p.add(contract.MatchKey(party))+")")
+			conds = append(conds, "fp.match_text CONTAINS "+p.add(contract.MatchKey(party)))
 		}
 		for _, ids := range f.PartyIDSets {
 			conds = append(conds, "fp.id IN "+p.add(append([]string(nil), ids...)))
@@ -198,23 +227,40 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 		if f.PartiesMatch == graph.PartiesAny {
 			conds = []string{"(" + strings.Join(conds, " OR ") + ")"}
 		}
-		for _, cond := range conds {
+		for i, cond := range conds {
 			if v := x.party("fr"); v != "" {
 				cond = v + " AND " + cond
+			}
+			if anchored && i == 0 {
+				// A party may hold several roles in one contract.
+				cf.source = "MATCH (fp:Party)-[fr:PARTY_TO]->(c:Contract) WHERE " + cond + " WITH DISTINCT c"
+				continue
 			}
 			add("EXISTS { MATCH (fp:Party)-[fr:PARTY_TO]->(c) WHERE " + cond + " }")
 		}
 	}
+	partyCountry := ""
 	if f.PartyCountry != "" {
 		// party_countries holds the distinct PARTY_TO countries (see put.go).
-		add(p.add(f.PartyCountry) + " IN " + x.partyCountries())
+		partyCountry = p.add(f.PartyCountry)
+		add(partyCountry + " IN " + x.partyCountries())
 	}
+	var law []string
 	if f.GoverningLawCountry != "" {
-		add("EXISTS { MATCH (c)-[:HAS_GOVERNING_LAW]->(fl:Location) WHERE fl.country = " + p.add(f.GoverningLawCountry) + " }")
-		verified(contract.FieldGoverningLaw)
+		law = append(law, "fl.country = "+p.add(f.GoverningLawCountry))
 	}
 	if f.GoverningLawState != "" {
-		add("EXISTS { MATCH (c)-[:HAS_GOVERNING_LAW]->(fl:Location) WHERE fl.state = " + p.add(f.GoverningLawState) + " }")
+		law = append(law, "fl.state = "+p.add(f.GoverningLawState))
+	}
+	if len(law) > 0 {
+		if anchored && cf.source == labelSource {
+			// A contract has at most one governing law: no duplicates.
+			cf.source = "MATCH (c:Contract)-[:HAS_GOVERNING_LAW]->(fl:Location)"
+			cf.law = true
+			cf.conds = append(cf.conds, law...)
+		} else {
+			add("EXISTS { MATCH (c)-[:HAS_GOVERNING_LAW]->(fl:Location) WHERE " + strings.Join(law, " AND ") + " }")
+		}
 		verified(contract.FieldGoverningLaw)
 	}
 	if f.Active != nil {
@@ -277,6 +323,18 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 		default:
 			cf.prelude = call + " WITH collect(node.id) AS summary_hits "
 			add("c.id IN summary_hits")
+		}
+	}
+	if anchored && cf.source == labelSource && len(f.ContractIDs) == 0 && len(f.SummaryIDs) == 0 {
+		switch {
+		case f.ContractType != "" && f.Active != nil:
+			// Left to itself the planner prefers the end date's index for
+			// the open-ended range of active (or inactive) contracts,
+			// which returns a large share of them.
+			cf.source = labelSource + " USING INDEX c:Contract(contract_type)"
+		case partyCountry != "":
+			// A contract may have several parties in the country.
+			cf.source = "MATCH (:Party)-[pc:PARTY_TO]->(c:Contract) WHERE pc.country = " + partyCountry + " WITH DISTINCT c"
 		}
 	}
 	return cf, nil
@@ -471,6 +529,11 @@ func compileAggregate(q graph.AggregateQuery) (statement, error) {
 	if !ok {
 		return statement{}, graph.UnknownValue("group_by", q.GroupBy, graph.Groupings)
 	}
+	if f.law && (q.GroupBy == graph.GroupGoverningLawCountry || q.GroupBy == graph.GroupGoverningLawState) {
+		// The source bound the governing law, verified unless unverified
+		// values are included: group by it instead of expanding again.
+		g.pattern, g.key = "", strings.Replace(g.key, "gl.", "fl.", 1)
+	}
 	g.pattern, g.key = x.cypher(g.pattern), x.cypher(g.key)
 	var b strings.Builder
 	b.WriteString(f.match())
@@ -525,27 +588,43 @@ func compileParties(q graph.PartyQuery) (partySearch, error) {
 	}
 	build := func() (string, params) {
 		p := params{}
+		// The source is the most selective condition: a name (the text
+		// index on match_text) or ids, else the country (the PARTY_TO
+		// relationship index), else the minimum contract count (the
+		// contract_count index), else every party.
+		source := "MATCH (p:Party)"
 		var conds []string
 		if q.Name != "" {
-			conds = append(conds, "any(k IN p.match_keys WHERE k CONTAINS "+p.add(contract.MatchKey(q.Name))+")")
+			conds = append(conds, "p.match_text CONTAINS "+p.add(contract.MatchKey(q.Name)))
 		}
 		if len(q.IDs) > 0 {
 			conds = append(conds, "p.id IN "+p.add(append([]string(nil), q.IDs...)))
 		}
 		if q.Country != "" {
-			conds = append(conds, "EXISTS { MATCH (p)-[fr:PARTY_TO]->(:Contract) WHERE fr.country = "+p.add(q.Country)+" }")
+			country := p.add(q.Country)
+			if len(conds) == 0 {
+				// A party may be party to several contracts from the country.
+				source = "MATCH (p:Party)-[fr:PARTY_TO]->(:Contract) WHERE fr.country = " + country + " WITH DISTINCT p"
+			} else {
+				conds = append(conds, "EXISTS { MATCH (p)-[fr:PARTY_TO]->(:Contract) WHERE fr.country = "+country+" }")
+			}
 		}
 		if q.ContractType != "" {
 			conds = append(conds, "EXISTS { MATCH (p)-[:PARTY_TO]->(fc:Contract) WHERE fc.contract_type = "+p.add(q.ContractType)+" }")
+		}
+		minContracts := p.add(q.MinContracts)
+		if q.MinContracts > 0 {
+			// contract_count is kept by every write (see put.go), so a
+			// party without one has none.
+			conds = append(conds, "p.contract_count >= "+minContracts)
 		}
 		where := ""
 		if len(conds) > 0 {
 			where = " WHERE " + strings.Join(conds, " AND ")
 		}
-		return "MATCH (p:Party)" + where +
-			// contract_count is kept by every write (see put.go).
+		return source + where +
 			" WITH p, coalesce(p.contract_count, 0) AS n" +
-			" WHERE n >= " + p.add(q.MinContracts), p
+			" WHERE n >= " + minContracts, p
 	}
 	countCypher, pc := build()
 	exCypher, pe := build()

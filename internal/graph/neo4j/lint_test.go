@@ -142,6 +142,7 @@ func TestCypherDump(t *testing.T) {
 		d.add("schema "+string(rune('a'+i)), st)
 	}
 	d.add("await indexes", statement{Cypher: awaitIndexesCypher})
+	d.add("backfill party match_text", statement{Cypher: matchTextBackfillCypher, Params: map[string]any{"limit": int64(matchTextBatch)}})
 	d.add("read the schema marker", statement{Cypher: schemaMarkerCypher, Params: map[string]any{"version": "0123456789abcdef"}})
 	d.add("write the schema marker", statement{Cypher: markSchemaCypher, Params: map[string]any{"version": "0123456789abcdef"}})
 	d.add("await the vector index", statement{Cypher: awaitVectorIndexCypher})

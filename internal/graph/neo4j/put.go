@@ -19,6 +19,13 @@ const (
 	putBatchBytes = 16 << 20
 )
 
+// partyMatchText is party p's match_text, from its match_keys: each key
+// between '|' characters, which no key holds (contract.MatchKey keeps only
+// letters, digits and single spaces), so that match_text CONTAINS a match
+// key exactly when one of the keys does, and the party_match_text text
+// index answers the party name filters.
+const partyMatchText = "reduce(s = '|', k IN coalesce(p.match_keys, []) | s + k + '|')"
+
 // Write statements. Each takes its rows as $rows and runs once per batch.
 const (
 	lookupHashesCypher = `UNWIND $ids AS id MATCH (c:Contract {id: id}) RETURN c.id AS id, c.content_hash AS hash`
@@ -47,9 +54,11 @@ MERGE (l:Location {id: row.id}) ON CREATE SET l += row.props`
 	// the first spelling seen names the party, as in the embedded store.
 	mergePartiesCypher = `UNWIND $rows AS row
 MERGE (p:Party {normalized_name: row.key})
- ON CREATE SET p.id = row.id, p.name = row.name, p.aliases = [], p.match_keys = [row.match_key]
+ ON CREATE SET p.id = row.id, p.name = row.name, p.aliases = [], p.match_keys = [row.match_key],
+  p.match_text = '|' + row.match_key + '|'
 WITH p, row WHERE p.name <> row.name AND NOT row.name IN p.aliases
-SET p.aliases = p.aliases + row.name, p.match_keys = p.match_keys + row.match_key`
+SET p.aliases = p.aliases + row.name, p.match_keys = p.match_keys + row.match_key
+SET p.match_text = ` + partyMatchText
 
 	// partyNamesCypher reads the spellings of the parties a batch touched,
 	// and renamePartiesCypher applies the preferred one as the name.

@@ -61,6 +61,7 @@ DETACH DELETE o`
 	resolveCanonicalCypher = `MATCH (p:Party {id: $canonical})
 SET p.aliases = $aliases, p.match_keys = $match_keys, p.alias_keys = $alias_keys,
  p.contract_count = COUNT { MATCH (p)-[:PARTY_TO]->(pc:Contract) RETURN DISTINCT pc }
+SET p.match_text = ` + partyMatchText + `
 WITH p
 MATCH (p)-[:PARTY_TO]->(c:Contract)
 WITH DISTINCT c

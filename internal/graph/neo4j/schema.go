@@ -14,7 +14,7 @@ var (
 		"renewal_kind", "renewal_count", "termination_notice", "deadline_first", "deadline_last",
 		"unverified_fields", "unverified_values", "verified_party_countries",
 		// Party
-		"name", "normalized_name", "aliases", "match_keys", "contract_count", "alias_keys", "resolve_mark",
+		"name", "normalized_name", "aliases", "match_keys", "match_text", "contract_count", "alias_keys", "resolve_mark",
 		// Location
 		"country", "state", "city", "address",
 		// Clause and Chunk

@@ -210,11 +210,29 @@ func (s *Store) setupSchema(ctx context.Context, version string) error {
 	if _, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: awaitIndexesCypher}); err != nil {
 		return fmt.Errorf("await indexes: %w", err)
 	}
+	if err := s.backfillMatchText(ctx); err != nil {
+		return err
+	}
 	if _, err := s.run(ctx, neo4j.AccessModeWrite, statement{Cypher: markSchemaCypher, Params: map[string]any{"version": version}}); err != nil {
 		return fmt.Errorf("write the schema marker: %w", err)
 	}
 	s.log.Info("neo4j schema set up", "version", version, "statements", len(stmts), "took", time.Since(start))
 	return nil
+}
+
+// backfillMatchText gives the parties of a database set up by an older
+// schema version their match_text, which the party name filters read.
+func (s *Store) backfillMatchText(ctx context.Context) error {
+	for {
+		recs, err := s.run(ctx, neo4j.AccessModeWrite, statement{Cypher: matchTextBackfillCypher,
+			Params: map[string]any{"limit": int64(matchTextBatch)}})
+		if err != nil {
+			return fmt.Errorf("backfill party match_text: %w", err)
+		}
+		if len(recs) != 1 || getInt(recs[0].AsMap(), "n") < matchTextBatch {
+			return nil
+		}
+	}
 }
 
 // schemaWrite runs one schema statement. Another process creating the same

@@ -1,0 +1,100 @@
+package neo4j_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	driver "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph/graphtest"
+	"github.com/contractgraph/contractgraph/internal/graph/neo4j"
+	"github.com/contractgraph/contractgraph/internal/graph/neo4j/neo4jtest"
+	"github.com/contractgraph/contractgraph/internal/sharedtest"
+	"github.com/contractgraph/contractgraph/internal/synth"
+)
+
+// selectiveCalls are the dev calls whose filter is selective — a contract
+// type, a date range, a party, a party's country, a governing law or a
+// minimum contract count — and which must therefore start from an index,
+// never from every node of a label. The others (d05, d08, d09, d11, d13,
+// d15, d16) read most contracts whatever the plan.
+var selectiveCalls = []string{"d01", "d02", "d03", "d04", "d06", "d07", "d10", "d12", "d14", "d17", "d18", "d19", "d20", "d21", "d22"}
+
+// scanOperators are the plan leaves that read every node (of a label).
+var scanOperators = []string{"NodeByLabelScan", "AllNodesScan"}
+
+// TestDevCallPlans profiles each dev call's statements on a synthetic
+// store and fails when a selective call's plan starts from a label scan or
+// an all-nodes scan instead of an index. The plan of every call, with its
+// db hits, is logged (go test -v).
+func TestDevCallPlans(t *testing.T) {
+	calls := readDevCalls(t, sharedtest.Dir(t))
+	s := neo4jtest.Open(t)
+	ctx := context.Background()
+	if err := graphtest.PutAll(ctx, s, func(fn func(*contract.Contract) error) error { return synth.Generate(1, 3000, fn) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range calls {
+		sts, err := neo4j.CallStatements(c.Tool, c.Args, fixedNow)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		for _, st := range sts {
+			plan, err := s.Profile(ctx, st)
+			if err != nil {
+				t.Fatalf("%s: %v", c.ID, err)
+			}
+			var b strings.Builder
+			writePlan(&b, plan, 1)
+			t.Logf("%s %s: %d db hits\n%s", c.ID, st.Name, totalDBHits(plan), b.String())
+			if !slices.Contains(selectiveCalls, c.ID) {
+				continue
+			}
+			for _, leaf := range planLeaves(plan) {
+				if slices.Contains(scanOperators, baseOperator(leaf.Operator())) {
+					t.Errorf("%s %s starts from %s (%v) instead of an index:\n%s", c.ID, st.Name,
+						leaf.Operator(), leaf.Arguments()["Details"], st.Cypher)
+				}
+			}
+		}
+	}
+}
+
+// baseOperator is an operator's name without the runtime's suffix
+// ("NodeByLabelScan@neo4j" is a NodeByLabelScan).
+func baseOperator(op string) string {
+	op, _, _ = strings.Cut(op, "@")
+	return op
+}
+
+// planLeaves are the operators of plan that read no other operator's rows.
+func planLeaves(plan driver.ProfiledPlan) []driver.ProfiledPlan {
+	if len(plan.Children()) == 0 {
+		return []driver.ProfiledPlan{plan}
+	}
+	var out []driver.ProfiledPlan
+	for _, c := range plan.Children() {
+		out = append(out, planLeaves(c)...)
+	}
+	return out
+}
+
+func totalDBHits(plan driver.ProfiledPlan) int64 {
+	n := plan.DbHits()
+	for _, c := range plan.Children() {
+		n += totalDBHits(c)
+	}
+	return n
+}
+
+func writePlan(b *strings.Builder, plan driver.ProfiledPlan, depth int) {
+	fmt.Fprintf(b, "%s%s rows=%d dbhits=%d %v\n", strings.Repeat("  ", depth), baseOperator(plan.Operator()),
+		plan.Records(), plan.DbHits(), plan.Arguments()["Details"])
+	for _, c := range plan.Children() {
+		writePlan(b, c, depth+1)
+	}
+}
