@@ -183,7 +183,7 @@ func TestCypherDump(t *testing.T) {
 		{"stale locations", staleLocationsCypher, ids},
 		{"orphan parties", orphanPartiesCypher, ids},
 		{"orphan locations", orphanLocationsCypher, ids},
-		{"party counts", partyCountsCypher, map[string]any{"rows": w.partyKeys}},
+		{"party counts", partyCountsCypher, map[string]any{"rows": w.partyCounts()}},
 		{"party names", partyNamesCypher, map[string]any{"keys": w.partyKeys}},
 		{"rename parties", renamePartiesCypher, map[string]any{"rows": []any{map[string]any{"key": "acme", "name": "Acme Inc", "aliases": []any{"ACME"}}}}},
 		{"old party counts", oldPartyCountsCypher, ids},

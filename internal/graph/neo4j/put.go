@@ -15,7 +15,7 @@ import (
 // one write transaction. A batch commits as a whole, so each of its
 // contracts is written entirely or not at all.
 const (
-	putBatch      = 200
+	putBatch      = 500
 	putBatchBytes = 16 << 20
 )
 
@@ -106,9 +106,14 @@ DETACH DELETE p`
 	// partyCountsCypher and oldPartyCountsCypher keep Party.contract_count,
 	// the number of distinct contracts a party is party to, current for
 	// every party a batch touched, so that party_search need not count.
-	partyCountsCypher = `UNWIND $rows AS key
-MATCH (p:Party {normalized_name: key})
-SET p.contract_count = COUNT { MATCH (p)-[:PARTY_TO]->(pc:Contract) RETURN DISTINCT pc }`
+	// partyCountsCypher adds the batch's contracts of each party (row.n)
+	// rather than counting a large party's contracts again in every batch;
+	// the parties of the versions the batch replaced are then counted
+	// afresh (oldPartyCountsCypher), which corrects the contracts that
+	// were theirs before and are again.
+	partyCountsCypher = `UNWIND $rows AS row
+MATCH (p:Party {normalized_name: row.key})
+SET p.contract_count = coalesce(p.contract_count, 0) + row.n`
 
 	oldPartyCountsCypher = `UNWIND $ids AS id
 MATCH (p:Party {id: id})
@@ -327,7 +332,7 @@ func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*gra
 		{"stale party locations", staleLocationsCypher, "ids", oldParties},
 		{"unused parties", orphanPartiesCypher, "ids", oldParties},
 		{"unused locations", orphanLocationsCypher, "ids", oldLocations},
-		{"party contract counts", partyCountsCypher, "rows", w.partyKeys},
+		{"party contract counts", partyCountsCypher, "rows", w.partyCounts()},
 		{"old party contract counts", oldPartyCountsCypher, "ids", oldParties},
 	} {
 		if len(st.list) == 0 {
@@ -353,6 +358,7 @@ func asSlice(v any) []any {
 type rows struct {
 	locations, parties, contracts, governingLaw, roles, partyLocations, clauses, chunks []any
 	partyKeys                                                                           []any
+	partyContracts                                                                      map[string]int64 // contracts of the batch per party key
 	seenLocations, seenSpellings, seenKeys                                              map[string]bool
 	dims                                                                                int
 }
@@ -417,6 +423,12 @@ func (w *rows) add(p *graph.Prepared) {
 	distinct := map[string]bool{}
 	for _, k := range p.Keys {
 		distinct[k] = true
+	}
+	if w.partyContracts == nil {
+		w.partyContracts = map[string]int64{}
+	}
+	for k := range distinct {
+		w.partyContracts[k]++
 	}
 	props["party_count"] = int64(len(distinct))
 	// party_countries, the distinct countries of the contract's parties,
@@ -516,6 +528,17 @@ func (w *rows) add(p *graph.Prepared) {
 		}
 		w.chunks = append(w.chunks, map[string]any{"contract_id": c.ID, "props": hp})
 	}
+}
+
+// partyCounts are the rows of partyCountsCypher: each party key of the
+// batch with its number of the batch's contracts.
+func (w *rows) partyCounts() []any {
+	out := make([]any, len(w.partyKeys))
+	for i, k := range w.partyKeys {
+		key := k.(string)
+		out[i] = map[string]any{"key": key, "n": w.partyContracts[key]}
+	}
+	return out
 }
 
 // setString sets m[k] = v unless v is empty: absent values stay absent, so
