@@ -45,7 +45,8 @@ func benchContracts(b *testing.B, def int) int {
 // load and the ratios hold on a busy machine. It logs per call each
 // backend's p50 and p95 wall time, SQLite's thread CPU, the Neo4j server's
 // CPU (when NEO4J_TEST_STATE names the test server's state directory),
-// the p50 ratio and the PROFILE db hits of the call's Neo4j statements:
+// the p50 ratio and the PROFILE db hits of the call's Neo4j statements
+// (printed to standard output, one line per call):
 //
 //	NEO4J_TEST_STATE=/tmp/dir go test ./internal/graph/neo4j -run '^$' -bench DevCallsInterleaved -benchtime 20x -timeout 2h
 func BenchmarkDevCallsInterleaved(b *testing.B) {
@@ -108,7 +109,8 @@ func BenchmarkDevCallsInterleaved(b *testing.B) {
 		}
 		ratio := float64(p50[1]) / float64(max(p50[0], time.Microsecond))
 		worst = max(worst, ratio)
-		b.Logf("%s %s:%s neo4j/sqlite p50 %.2fx, %d db hits", c.ID, c.Tool, line.String(), ratio, dbHits(b, neo, c))
+		// Printed, not logged: a benchmark's log keeps only 10 lines.
+		fmt.Printf("%s %s:%s neo4j/sqlite p50 %.2fx, %d db hits\n", c.ID, c.Tool, line.String(), ratio, dbHits(b, neo, c))
 	}
 	for k, name := range []string{"sqlite", "neo4j"} {
 		slices.Sort(all[k])
