@@ -155,6 +155,7 @@ func (s *Store) putBatch(ctx context.Context, cs []*contract.Contract, p *prepar
 type writer struct {
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt
+	pidx  *indexWriter
 	// deferFTS, set when the batch runs without savepoints, collects the
 	// rows to full-text index and indexes them all in flushFTS at the end
 	// of the batch. Every statement that opens a statement journal makes
@@ -244,6 +245,10 @@ func newWriter(ctx context.Context, tx *sql.Tx, deferFTS bool) (*writer, error) 
 		w.locations = map[contract.Location]int64{}
 		w.kinds = map[string]int{}
 	}
+	var err error
+	if w.pidx, err = newIndexWriter(ctx, tx); err != nil {
+		return nil, err
+	}
 	for name, q := range writeSQL {
 		st, err := tx.PrepareContext(ctx, q)
 		if err != nil {
@@ -265,8 +270,12 @@ func (w *writer) index(ctx context.Context, ftsStmt string, pk int64, insert str
 	return w.exec(ctx, insert, args...)
 }
 
-// flushFTS indexes the rows collected while deferring.
+// flushFTS indexes the rows collected while deferring, and writes the
+// passage index's pending passages.
 func (w *writer) flushFTS(ctx context.Context) error {
+	if err := w.pidx.flush(ctx); err != nil {
+		return err
+	}
 	for _, name := range []string{"ftsContracts", "ftsClauses", "ftsChunks"} {
 		pks := w.ftsRows[name]
 		if len(pks) == 0 {
@@ -374,11 +383,14 @@ func (w *writer) put(ctx context.Context, p *graph.Prepared, savepoint bool) (gr
 	if err := w.exec(ctx, "savepoint"); err != nil {
 		return "", nil, err
 	}
+	w.pidx.mark()
 	if err := w.write(ctx, p, exists, oldPK); err != nil {
 		// Undo this contract only; the rollback must run even when ctx is done.
 		bg := context.WithoutCancel(ctx)
+		w.pidx.rollback()
 		return "", nil, errors.Join(err, w.exec(bg, "rollbackToSaved"), w.exec(bg, "release"))
 	}
+	w.pidx.release()
 	if err := w.exec(ctx, "release"); err != nil {
 		return "", nil, err
 	}
@@ -488,6 +500,7 @@ func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldP
 		if err := w.index(ctx, "ftsClauses", clPK, "insPassageFTS", clPK, cl.Text, cl.Summary); err != nil {
 			return fmt.Errorf("clauses[%d]: %w", i, err)
 		}
+		w.pidx.add(clPK, cl.Text, cl.Summary)
 	}
 	for i, ch := range c.Chunks {
 		var emb, model any
@@ -502,6 +515,7 @@ func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldP
 		if err := w.index(ctx, "ftsChunks", chPK, "insPassageFTS", -chPK, ch.Text, ""); err != nil {
 			return fmt.Errorf("chunks[%d]: %w", i, err)
 		}
+		w.pidx.add(-chPK, ch.Text, "")
 	}
 	for i, e := range c.Evidence {
 		if err := w.exec(ctx, "insEvidence", newPK, i, e.Field, null(e.Value), e.Quote, e.Start, e.End, e.Verified); err != nil {
@@ -534,6 +548,9 @@ func (w *writer) remove(ctx context.Context, pk int64) (parties, locations []int
 		return nil, nil, err
 	}
 	if locations, err = w.pks(ctx, "oldLocations", pk, pk); err != nil {
+		return nil, nil, err
+	}
+	if err := w.pidx.removeContract(ctx, pk); err != nil {
 		return nil, nil, err
 	}
 	for _, st := range []string{"delClauseFTS", "delChunkFTS", "delContractFTS", "delContract"} {

@@ -84,6 +84,10 @@ func open(path string, migrations fs.FS) (*Store, error) {
 			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 		}
 	}
+	if err := buildPassageIndex(wdb); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
 	size, err := storeBytes(wdb)
 	if err != nil {
 		wdb.Close()
