@@ -95,28 +95,55 @@ func TestSearchClausesMatchesExhaustiveBM25(t *testing.T) {
 		for _, f := range filters {
 			for _, n := range []int{1, 5, 20} {
 				t.Run(fmt.Sprintf("%s/%s/%d", q.id, f.name, n), func(t *testing.T) {
-					got, err := s.SearchClauses(ctx, graph.ClauseQuery{Query: q.query, Filter: f.f, Limit: n})
-					if err != nil {
-						t.Fatal(err)
-					}
-					want := exhaustiveClauseSearch(t, s, q.query, f.f, n)
-					if len(want) == 0 && f.name == "none" {
+					if n := compareWithExhaustive(t, s, q.query, f.f, n); n == 0 && f.name == "none" {
 						t.Fatalf("exhaustive ranking found nothing for %q: the corpus does not exercise the search", q.query)
-					}
-					if len(got) != len(want) {
-						t.Fatalf("got %d hits, want %d", len(got), len(want))
-					}
-					for i := range want {
-						g, w := got[i], want[i]
-						if g.ContractID != w.ContractID || g.ClauseID != w.ClauseID || g.Start != w.Start || g.Score != w.Score {
-							t.Errorf("hit %d = %s/%s@%d score %v, want %s/%s@%d score %v",
-								i, g.ContractID, g.ClauseID, g.Start, g.Score, w.ContractID, w.ClauseID, w.Start, w.Score)
-						}
 					}
 				})
 			}
 		}
+		// The unfiltered and many-contract cases above must have gone
+		// through the passage index, not FTS5.
+		if !usesIndex(t, s, q.query) {
+			t.Errorf("%s: the passage index does not answer %q", q.id, q.query)
+		}
 	}
+}
+
+// usesIndex reports whether the passage index ranks query.
+func usesIndex(t *testing.T, s *Store, query string) bool {
+	t.Helper()
+	var r *indexRanking
+	err := s.readTx(context.Background(), func(tx *sql.Tx) error {
+		var err error
+		r, err = newIndexRanking(context.Background(), tx, query)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r != nil
+}
+
+// compareWithExhaustive checks SearchClauses against
+// exhaustiveClauseSearch and returns how many hits there were.
+func compareWithExhaustive(t *testing.T, s *Store, query string, f graph.Filter, n int) int {
+	t.Helper()
+	got, err := s.SearchClauses(context.Background(), graph.ClauseQuery{Query: query, Filter: f, Limit: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := exhaustiveClauseSearch(t, s, query, f, n)
+	if len(got) != len(want) {
+		t.Fatalf("%q: got %d hits, want %d", query, len(got), len(want))
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.ContractID != w.ContractID || g.ClauseID != w.ClauseID || g.Start != w.Start || g.Score != w.Score {
+			t.Errorf("%q hit %d = %s/%s@%d score %v, want %s/%s@%d score %v",
+				query, i, g.ContractID, g.ClauseID, g.Start, g.Score, w.ContractID, w.ClauseID, w.Start, w.Score)
+		}
+	}
+	return len(want)
 }
 
 // exhaustiveClauseSearch is the reference ranking of

@@ -209,6 +209,17 @@ func TestPassageIndexFollowsWrites(t *testing.T) {
 	repl = append(repl, &twice)
 	putBatchOK(t, s, repl)
 	checkPassageIndex(t, s)
+	// Scores after deletes must still be FTS5's (its row count and total
+	// length follow deletes as the index's stats do).
+	for _, q := range clauseBenchQueries {
+		for _, f := range []graph.Filter{{}, {ContractType: cs[1].ContractType}} {
+			compareWithExhaustive(t, s, q.query, f, 7)
+		}
+		if !usesIndex(t, s, q.query) {
+			t.Errorf("the passage index does not answer %q", q.query)
+		}
+	}
+
 	// An invalid contract is reported and leaves the others indexed.
 	bad := *cs[5]
 	bad.ID = ""

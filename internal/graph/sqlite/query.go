@@ -515,7 +515,18 @@ func (s *Store) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph
 			}
 			return nil
 		}
-		// Many contracts: take the best passages overall, keep those that
+		// Many contracts: rank through the passage index when it can
+		// answer (passagerank.go), which finds the best passages without
+		// scoring every match.
+		r, err := newIndexRanking(ctx, tx, q.Query)
+		if err != nil {
+			return err
+		}
+		if r != nil {
+			hits, err = searchIndexed(ctx, tx, r, n, w, q.ClauseTypes)
+			return err
+		}
+		// Otherwise FTS5: take the best passages overall, keep those that
 		// pass the filter, and look deeper until enough pass or none are left.
 		// The order is bm25() rather than rank on purpose: ORDER BY rank makes
 		// FTS5 sort every match (its sorted cursor has no LIMIT), while an
@@ -598,6 +609,21 @@ func completeTies(ctx context.Context, tx *sql.Tx, match string, ranked map[int6
 	if err != nil {
 		return nil, fmt.Errorf("tied passages: %w", err)
 	}
+	above := 0
+	for above < len(hits) && hits[above].Score > floor {
+		above++
+	}
+	tiedHits, err := orderTied(ctx, tx, tied, floor, n-above, w, types)
+	if err != nil {
+		return nil, err
+	}
+	return append(hits[:above:above], tiedHits...), nil
+}
+
+// orderTied returns the first need of the tied passages (clause pk, or
+// -chunk pk, all scoring floor) that pass w and types, by contract id,
+// offset and clause id.
+func orderTied(ctx context.Context, tx *sql.Tx, tied []int64, floor float64, need int, w *where, types []string) ([]graph.ClauseHit, error) {
 	var clauses, chunks []int64
 	for _, id := range tied {
 		if id > 0 {
@@ -605,10 +631,6 @@ func completeTies(ctx context.Context, tx *sql.Tx, match string, ranked map[int6
 		} else if len(types) == 0 {
 			chunks = append(chunks, -id)
 		}
-	}
-	above := 0
-	for above < len(hits) && hits[above].Score > floor {
-		above++
 	}
 	wc := ""
 	if len(w.conds) > 0 {
@@ -629,9 +651,9 @@ func completeTies(ctx context.Context, tx *sql.Tx, match string, ranked map[int6
 			WHERE ch.pk IN (SELECT value FROM json_each(?))` + wc
 		args = append(append(args, jsonInts(chunks)), w.args...)
 	}
-	args = append(args, n-above)
+	args = append(args, need)
 	best := map[int64]float64{}
-	err = eachRow(ctx, tx, query+` ORDER BY cid, off, clid LIMIT ?`, args, func(r *sql.Rows) error {
+	err := eachRow(ctx, tx, query+` ORDER BY cid, off, clid LIMIT ?`, args, func(r *sql.Rows) error {
 		var id, off int64
 		var cid, clid string
 		if err := r.Scan(&id, &cid, &off, &clid); err != nil {
@@ -643,11 +665,7 @@ func completeTies(ctx context.Context, tx *sql.Tx, match string, ranked map[int6
 	if err != nil {
 		return nil, fmt.Errorf("order tied passages: %w", err)
 	}
-	tiedHits, err := resolvePassages(ctx, tx, best, w, types)
-	if err != nil {
-		return nil, err
-	}
-	return append(hits[:above:above], tiedHits...), nil
+	return resolvePassages(ctx, tx, best, w, types)
 }
 
 // rankPassages runs an FTS query returning (rowid, score) rows.

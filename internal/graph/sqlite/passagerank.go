@@ -1,0 +1,388 @@
+package sqlite
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"database/sql"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/textmatch"
+)
+
+// BM25 over the passage index, computed as FTS5's bm25() computes it
+// (fts5_aux.c): k1 = 1.2, b = 0.75, idf = ln((N - df + 0.5) / (df + 0.5))
+// floored at 1e-6, the row's length over all columns, the phrases summed in
+// query order. The logarithm is SQLite's own ln(), which is not always
+// bit-equal to math.Log, and every product is rounded on its own (explicit
+// float64 conversions forbid fused multiply-adds), so that scores are equal
+// to FTS5's to the last bit and ties are ties.
+var (
+	bm25K1 float64 = 1.2
+	bm25B  float64 = 0.75
+)
+
+func bm25Phrase(idf, tf, length, avgdl float64) float64 {
+	norm := float64(bm25K1 * float64(float64(1-bm25B)+float64(float64(bm25B*length)/avgdl)))
+	return float64(idf * float64(float64(tf*float64(bm25K1+1.0))/float64(tf+norm)))
+}
+
+// pruneSlack widens every bound the pruning compares with a threshold, so
+// that a bound summed in another order than the exact score cannot fall a
+// rounding error below it.
+const pruneSlack = 1 + 1e-9
+
+// indexRanking is a query the passage index can rank: its phrases (one term
+// each, in FTS5's order) and its distinct terms with their postings.
+type indexRanking struct {
+	phrases []int // phrase i's term, an index into terms
+	terms   []*rankTerm
+	avgdl   float64
+}
+
+type rankTerm struct {
+	term   string
+	idf    float64
+	mult   int // phrases with this term
+	blocks []rankBlock
+	ub     float64 // bound on the term's contribution to any passage
+}
+
+type rankBlock struct {
+	first, last   int64
+	maxTF, minLen uint32
+	data          []byte
+	ub            float64
+}
+
+// newIndexRanking prepares query for ranking through the passage index.
+// It returns nil when the index cannot answer exactly as FTS5 would: not
+// built, passages with text the Go tokenizer is not sure of, a word that is
+// not one term (FTS5 reads it as a phrase), or no passages.
+func newIndexRanking(ctx context.Context, tx *sql.Tx, query string) (*indexRanking, error) {
+	var n, tokens, unchecked int64
+	var built bool
+	err := tx.QueryRowContext(ctx, `SELECT passages, tokens, unchecked, built FROM passage_stats WHERE id = 1`).Scan(&n, &tokens, &unchecked, &built)
+	if err != nil {
+		return nil, fmt.Errorf("passage index stats: %w", err)
+	}
+	if !built || unchecked > 0 || n == 0 {
+		return nil, nil
+	}
+	r := &indexRanking{avgdl: float64(tokens) / float64(n)}
+	byTerm := map[string]int{}
+	for _, w := range textmatch.SearchWords(query) {
+		var terms []string
+		if !ftsTokens(w, func(t []byte) { terms = append(terms, string(t)) }) || len(terms) != 1 {
+			return nil, nil
+		}
+		i, ok := byTerm[terms[0]]
+		if !ok {
+			i = len(r.terms)
+			byTerm[terms[0]] = i
+			r.terms = append(r.terms, &rankTerm{term: terms[0]})
+		}
+		r.terms[i].mult++
+		r.phrases = append(r.phrases, i)
+	}
+	if len(r.phrases) == 0 {
+		return nil, nil
+	}
+	// idf from the stored document frequencies, the logarithm by SQLite.
+	args := make([]any, len(r.terms))
+	sel := make([]string, len(r.terms))
+	for i, t := range r.terms {
+		var df int64
+		switch err := tx.QueryRowContext(ctx, `SELECT df FROM passage_terms WHERE term = ?`, t.term).Scan(&df); {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return nil, fmt.Errorf("passage index term %q: %w", t.term, err)
+		}
+		args[i] = (float64(n-df) + 0.5) / (float64(df) + 0.5)
+		sel[i] = "ln(?)"
+	}
+	dst := make([]any, len(r.terms))
+	for i, t := range r.terms {
+		dst[i] = &t.idf
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT `+strings.Join(sel, ", "), args...).Scan(dst...); err != nil {
+		return nil, fmt.Errorf("passage index idf: %w", err)
+	}
+	for _, t := range r.terms {
+		if t.idf <= 0 {
+			t.idf = 1e-6
+		}
+		err := eachRow(ctx, tx, `SELECT first, last, max_tf, min_len, data FROM passage_postings WHERE term = ? ORDER BY first`,
+			[]any{t.term}, func(rows *sql.Rows) error {
+				var b rankBlock
+				if err := rows.Scan(&b.first, &b.last, &b.maxTF, &b.minLen, &b.data); err != nil {
+					return err
+				}
+				b.ub = float64(t.mult) * bm25Phrase(t.idf, float64(b.maxTF), float64(b.minLen), r.avgdl) * pruneSlack
+				t.ub = max(t.ub, b.ub)
+				t.blocks = append(t.blocks, b)
+				return nil
+			})
+		if err != nil {
+			return nil, fmt.Errorf("passage index term %q postings: %w", t.term, err)
+		}
+	}
+	return r, nil
+}
+
+// cursor walks one term's postings in id order, decoding a block only
+// when it is entered.
+type cursor struct {
+	t     *rankTerm
+	block int
+	ps    []posting
+	pos   int
+	err   error
+}
+
+// doc returns the current posting's id, or MaxInt64 past the end.
+func (c *cursor) doc() int64 {
+	if c.pos < len(c.ps) {
+		return c.ps[c.pos].id
+	}
+	return math.MaxInt64
+}
+
+func (c *cursor) load() {
+	c.ps, c.pos = c.ps[:0], 0
+	if c.block < len(c.t.blocks) {
+		b := c.t.blocks[c.block]
+		c.ps, c.err = decodePostings(b.first, b.data, c.ps)
+	}
+}
+
+func (c *cursor) next() {
+	c.pos++
+	if c.pos >= len(c.ps) && c.block < len(c.t.blocks) {
+		c.block++
+		c.load()
+	}
+}
+
+// blockFor moves to the block that could hold id (the first ending at or
+// after it) without decoding it, and returns it, or nil past the end.
+func (c *cursor) blockFor(id int64) *rankBlock {
+	for c.block < len(c.t.blocks) && c.t.blocks[c.block].last < id {
+		c.block++
+		c.ps, c.pos = c.ps[:0], 0
+	}
+	if c.block == len(c.t.blocks) {
+		return nil
+	}
+	return &c.t.blocks[c.block]
+}
+
+// seek moves to the first posting at or after id.
+func (c *cursor) seek(id int64) {
+	if c.pos < len(c.ps) && c.ps[len(c.ps)-1].id >= id {
+		for c.ps[c.pos].id < id {
+			c.pos++
+		}
+		return
+	}
+	if c.blockFor(id) == nil {
+		return
+	}
+	c.load()
+	for c.pos < len(c.ps) && c.ps[c.pos].id < id {
+		c.pos++
+	}
+}
+
+// topResult is the outcome of topK: every passage scoring more than the
+// k-th best score, and every one scoring exactly that (which of those make
+// the cut is the tie order's to decide). complete says the query matched
+// fewer than k passages, all of them in above.
+type topResult struct {
+	above    map[int64]float64
+	tied     []int64
+	floor    float64
+	complete bool
+}
+
+// scoreHeap is a min-heap of the best k scores seen.
+type scoreHeap []float64
+
+func (h scoreHeap) Len() int           { return len(h) }
+func (h scoreHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h scoreHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *scoreHeap) Push(x any)        { *h = append(*h, x.(float64)) }
+func (h *scoreHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// topK finds the best k passages by MaxScore: the terms whose bounds add
+// up to less than the current k-th best score are not essential, a passage
+// is a candidate only if an essential term holds it, and a candidate is
+// dropped as soon as what it has plus the block bounds of the terms still
+// to look up cannot reach that score. Passages that can tie with the k-th
+// best are never dropped, so the result holds every passage scoring at
+// least the k-th best score.
+func (r *indexRanking) topK(k int) (topResult, error) {
+	terms := slices.Clone(r.terms)
+	slices.SortFunc(terms, func(a, b *rankTerm) int {
+		switch {
+		case a.ub < b.ub:
+			return -1
+		case a.ub > b.ub:
+			return 1
+		}
+		return strings.Compare(a.term, b.term)
+	})
+	index := map[*rankTerm]int{}
+	for i, t := range r.terms {
+		index[t] = i
+	}
+	curs := make([]*cursor, len(terms))
+	prefix := make([]float64, len(terms)+1) // prefix[i]: bounds of terms[:i]
+	for i, t := range terms {
+		curs[i] = &cursor{t: t}
+		curs[i].load()
+		prefix[i+1] = prefix[i] + t.ub
+	}
+	theta := math.Inf(-1)
+	essential := 0 // terms[essential:] are essential
+	h := &scoreHeap{}
+	type cand struct {
+		id    int64
+		score float64
+	}
+	var cands []cand
+	tf := make([]float64, len(r.terms)) // by r.terms index
+	for {
+		id := int64(math.MaxInt64)
+		for _, c := range curs[essential:] {
+			id = min(id, c.doc())
+		}
+		if id == math.MaxInt64 {
+			break
+		}
+		clear(tf)
+		var length uint32
+		partial := 0.0
+		for _, c := range curs[essential:] {
+			if c.doc() == id {
+				p := c.ps[c.pos]
+				tf[index[c.t]] = float64(p.tf)
+				length = p.length
+				partial += float64(c.t.mult) * bm25Phrase(c.t.idf, float64(p.tf), float64(p.length), r.avgdl)
+				c.next()
+			}
+		}
+		partial *= pruneSlack
+		dropped := false
+		for i := essential - 1; i >= 0; i-- {
+			if partial+prefix[i+1] < theta {
+				dropped = true
+				break
+			}
+			c := curs[i]
+			b := c.blockFor(id)
+			if b == nil || b.first > id {
+				continue
+			}
+			if partial+b.ub+prefix[i] < theta {
+				dropped = true
+				break
+			}
+			c.seek(id)
+			if c.doc() == id {
+				p := c.ps[c.pos]
+				tf[index[c.t]] = float64(p.tf)
+				partial += float64(c.t.mult) * bm25Phrase(c.t.idf, float64(p.tf), float64(p.length), r.avgdl) * pruneSlack
+			}
+		}
+		if dropped {
+			continue
+		}
+		// The exact score, summed in phrase order as FTS5 sums it.
+		score := 0.0
+		for _, ti := range r.phrases {
+			if tf[ti] > 0 {
+				score += bm25Phrase(r.terms[ti].idf, tf[ti], float64(length), r.avgdl)
+			}
+		}
+		if score < theta {
+			continue
+		}
+		cands = append(cands, cand{id, score})
+		if h.Len() < k {
+			heap.Push(h, score)
+		} else if score > (*h)[0] {
+			(*h)[0] = score
+			heap.Fix(h, 0)
+		}
+		if h.Len() == k && (*h)[0] > theta {
+			theta = (*h)[0]
+			for essential < len(terms) && prefix[essential+1] < theta {
+				essential++
+			}
+			if len(cands) > 4*k+1024 {
+				kept := cands[:0]
+				for _, c := range cands {
+					if c.score >= theta {
+						kept = append(kept, c)
+					}
+				}
+				cands = kept
+			}
+		}
+	}
+	for _, c := range curs {
+		if c.err != nil {
+			return topResult{}, fmt.Errorf("passage index term %q: %w", c.t.term, c.err)
+		}
+	}
+	res := topResult{above: map[int64]float64{}, floor: theta, complete: h.Len() < k}
+	for _, c := range cands {
+		switch {
+		case c.score > theta || res.complete:
+			res.above[c.id] = c.score
+		case c.score == theta:
+			res.tied = append(res.tied, c.id)
+		}
+	}
+	return res, nil
+}
+
+// searchIndexed is SearchClauses' ranking through the passage index: the
+// best passages by topK, those passing the filter, the tie at the cut
+// settled by contract id, offset and clause id; deeper while too few pass.
+func searchIndexed(ctx context.Context, tx *sql.Tx, r *indexRanking, n int, w *where, types []string) ([]graph.ClauseHit, error) {
+	k := n
+	if len(w.conds) > 0 || len(types) > 0 {
+		k = max(4*n, 64)
+	}
+	for ; ; k *= 8 {
+		res, err := r.topK(k)
+		if err != nil {
+			return nil, err
+		}
+		hits, err := resolvePassages(ctx, tx, res.above, w, types)
+		if err != nil {
+			return nil, err
+		}
+		if len(hits) < n && len(res.tied) > 0 {
+			tied, err := orderTied(ctx, tx, res.tied, res.floor, n-len(hits), w, types)
+			if err != nil {
+				return nil, err
+			}
+			hits = append(hits, tied...)
+		}
+		if len(hits) >= n || res.complete {
+			return hits, nil
+		}
+	}
+}
