@@ -46,6 +46,7 @@ type indexRanking struct {
 
 type rankTerm struct {
 	term   string
+	pos    int // index in indexRanking.terms
 	idf    float64
 	mult   int // phrases with this term
 	blocks []rankBlock
@@ -84,7 +85,7 @@ func newIndexRanking(ctx context.Context, tx *sql.Tx, query string) (*indexRanki
 		if !ok {
 			i = len(r.terms)
 			byTerm[terms[0]] = i
-			r.terms = append(r.terms, &rankTerm{term: terms[0]})
+			r.terms = append(r.terms, &rankTerm{term: terms[0], pos: i})
 		}
 		r.terms[i].mult++
 		r.phrases = append(r.phrases, i)
@@ -241,10 +242,6 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 		}
 		return strings.Compare(a.term, b.term)
 	})
-	index := map[*rankTerm]int{}
-	for i, t := range r.terms {
-		index[t] = i
-	}
 	curs := make([]*cursor, len(terms))
 	prefix := make([]float64, len(terms)+1) // prefix[i]: bounds of terms[:i]
 	for i, t := range terms {
@@ -275,7 +272,7 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 		for _, c := range curs[essential:] {
 			if c.doc() == id {
 				p := c.ps[c.pos]
-				tf[index[c.t]] = float64(p.tf)
+				tf[c.t.pos] = float64(p.tf)
 				length = p.length
 				partial += float64(c.t.mult) * bm25Phrase(c.t.idf, float64(p.tf), float64(p.length), r.avgdl)
 				c.next()
@@ -300,7 +297,7 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 			c.seek(id)
 			if c.doc() == id {
 				p := c.ps[c.pos]
-				tf[index[c.t]] = float64(p.tf)
+				tf[c.t.pos] = float64(p.tf)
 				partial += float64(c.t.mult) * bm25Phrase(c.t.idf, float64(p.tf), float64(p.length), r.avgdl) * pruneSlack
 			}
 		}
