@@ -3,8 +3,8 @@ package sqlite
 import (
 	"container/heap"
 	"context"
-	"errors"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
