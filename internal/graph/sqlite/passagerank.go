@@ -40,8 +40,9 @@ const pruneSlack = 1 + 1e-9
 // each, in FTS5's order) and its distinct terms with their postings.
 type indexRanking struct {
 	phrases []int // phrase i's term, an index into terms
-	terms   []*rankTerm
-	avgdl   float64
+	terms    []*rankTerm
+	avgdl    float64
+	passages int64
 }
 
 type rankTerm struct {
@@ -74,7 +75,7 @@ func newIndexRanking(ctx context.Context, tx *sql.Tx, query string) (*indexRanki
 	if !built || unchecked > 0 || n == 0 {
 		return nil, nil
 	}
-	r := &indexRanking{avgdl: float64(tokens) / float64(n)}
+	r := &indexRanking{avgdl: float64(tokens) / float64(n), passages: n}
 	byTerm := map[string]int{}
 	for _, w := range textmatch.SearchWords(query) {
 		var terms []string
@@ -371,8 +372,17 @@ func searchIndexed(ctx context.Context, tx *sql.Tx, r *indexRanking, n int, w *w
 		if err != nil {
 			return nil, err
 		}
-		if len(hits) < n && len(res.tied) > 0 {
-			tied, err := orderTied(ctx, tx, res.tied, res.floor, n-len(hits), w, types)
+		if need := n - len(hits); need > 0 && len(res.tied) > 0 {
+			order := orderTied
+			// Walking the contracts in id order reads about
+			// need·passages/len(tied) passages, ordering the tie in SQL
+			// len(tied).
+			if t := int64(len(res.tied)); len(w.conds) == 0 && t*t > int64(need)*r.passages {
+				order = func(ctx context.Context, tx *sql.Tx, tied []int64, floor float64, need int, _ *where, types []string) ([]graph.ClauseHit, error) {
+					return orderTiedByWalk(ctx, tx, tied, floor, need, types)
+				}
+			}
+			tied, err := order(ctx, tx, res.tied, res.floor, need, w, types)
 			if err != nil {
 				return nil, err
 			}
@@ -380,6 +390,88 @@ func searchIndexed(ctx context.Context, tx *sql.Tx, r *indexRanking, n int, w *w
 		}
 		if len(hits) >= n || res.complete {
 			return hits, nil
+		}
+	}
+}
+
+// orderTiedByWalk is orderTied for a large tie without a contract filter:
+// instead of ordering every tied passage in SQL, it walks the contracts in
+// id order, a page at a time, and keeps the tied passages of each in
+// offset and clause id order until need are found. When the tie is a good
+// share of all passages that reads a few pages of a few hundred contracts
+// instead of tens of thousands of passages.
+func orderTiedByWalk(ctx context.Context, tx *sql.Tx, tied []int64, floor float64, need int, types []string) ([]graph.ClauseHit, error) {
+	set := make(map[int64]bool, len(tied))
+	for _, id := range tied {
+		set[id] = true
+	}
+	type found struct {
+		id   int64
+		cid  string
+		off  int64
+		clid string
+	}
+	cond := ""
+	var typeArgs []any
+	if len(types) > 0 {
+		in := placeholders(len(types))
+		cond = " AND (cl.type IN (" + in + ") OR cl.grp IN (" + in + "))"
+		typeArgs = append(anys(types), anys(types)...)
+	}
+	after := ""
+	var got []found // in contract id order by page
+	for page := 256; ; page *= 4 {
+		var pks []int64
+		cids := map[int64]string{}
+		err := eachRow(ctx, tx, `SELECT pk, id FROM contracts WHERE id > ? ORDER BY id LIMIT ?`, []any{after, page}, func(r *sql.Rows) error {
+			var pk int64
+			var id string
+			if err := r.Scan(&pk, &id); err != nil {
+				return err
+			}
+			pks, cids[pk], after = append(pks, pk), id, id
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("walk contracts: %w", err)
+		}
+		scan := func(r *sql.Rows) error {
+			var f found
+			var cpk int64
+			if err := r.Scan(&f.id, &cpk, &f.off, &f.clid); err != nil {
+				return err
+			}
+			if set[f.id] {
+				f.cid = cids[cpk]
+				got = append(got, f)
+			}
+			return nil
+		}
+		in := jsonInts(pks)
+		err = eachRow(ctx, tx, `SELECT cl.pk, cl.contract_pk, cl.start, cl.id FROM clauses cl
+			WHERE cl.contract_pk IN (SELECT value FROM json_each(?))`+cond, append([]any{in}, typeArgs...), scan)
+		if err == nil && len(types) == 0 {
+			err = eachRow(ctx, tx, `SELECT -ch.pk, ch.contract_pk, ch.start, '' FROM chunks ch
+				WHERE ch.contract_pk IN (SELECT value FROM json_each(?))`, []any{in}, scan)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("walk tied passages: %w", err)
+		}
+		if len(got) >= need || len(pks) < page {
+			slices.SortFunc(got, func(a, b found) int {
+				if c := strings.Compare(a.cid, b.cid); c != 0 {
+					return c
+				}
+				if c := cmpInt64(a.off, b.off); c != 0 {
+					return c
+				}
+				return strings.Compare(a.clid, b.clid)
+			})
+			best := map[int64]float64{}
+			for _, f := range got[:min(need, len(got))] {
+				best[f.id] = floor
+			}
+			return resolvePassages(ctx, tx, best, &where{}, types)
 		}
 	}
 }
