@@ -60,6 +60,7 @@ func scaleAsked() bool { return strings.TrimSpace(os.Getenv(scaleEnv)) != "" }
 // ordered right if ties are broken by contract id across the whole match,
 // not by whichever tied passages an index scan meets first.
 func TestSearchClausesMatchesExhaustiveBM25(t *testing.T) {
+	defer smallBlocks()()
 	ctx := context.Background()
 	s, err := Open(filepath.Join(t.TempDir(), "exhaustive.db"))
 	if err != nil {

@@ -211,6 +211,15 @@ func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...a
 	return st.QueryRowContext(ctx, args...)
 }
 
+// ExecContext runs a statement, prepared once.
+func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
 func (c *stmtCache) close() {
 	for _, st := range c.stmts {
 		st.Close()

@@ -19,8 +19,10 @@ import (
 // and written per term when the batch flushes; a removed contract's
 // passages are taken out of their blocks at once.
 
-// postingBlockSize is how many postings a block holds at most.
-const postingBlockSize = 128
+// postingBlockSize is how many postings a block holds at most: big enough
+// that reading a term's blocks costs few rows, small enough that the block
+// bounds still prune. Tests lower it to have many blocks.
+var postingBlockSize = 512
 
 // posting is one passage holding a term.
 type posting struct {
@@ -83,6 +85,7 @@ func decodePostings(first int64, data []byte, out []posting) ([]posting, error) 
 // indexWriter keeps the passage index of one write transaction.
 type indexWriter struct {
 	tx *sql.Tx
+	q  stmtCache // x.tx's statements, prepared once
 	// built is false while the index does not cover the store's passages
 	// (see buildPassageIndex); nothing is written to it then.
 	built   bool
@@ -100,7 +103,7 @@ type pendingUndo struct {
 }
 
 func newIndexWriter(ctx context.Context, tx *sql.Tx) (*indexWriter, error) {
-	x := &indexWriter{tx: tx, pending: map[int64]passageDoc{}}
+	x := &indexWriter{tx: tx, q: stmtCache{tx: tx}, pending: map[int64]passageDoc{}}
 	if err := tx.QueryRowContext(ctx, `SELECT built FROM passage_stats WHERE id = 1`).Scan(&x.built); err != nil {
 		return nil, fmt.Errorf("passage index: read stats: %w", err)
 	}
@@ -118,6 +121,8 @@ func (x *indexWriter) set(id int64, d passageDoc, present bool) {
 		delete(x.pending, id)
 	}
 }
+
+func (x *indexWriter) close() { x.q.close() }
 
 // add indexes a new passage when the batch flushes.
 func (x *indexWriter) add(id int64, text, summary string) {
@@ -155,7 +160,7 @@ func (x *indexWriter) removeContract(ctx context.Context, pk int64) error {
 		text, summary string
 	}
 	var olds []old
-	err := eachRow(ctx, x.tx, `SELECT pk, coalesce(text, ''), coalesce(summary, '') FROM clauses
+	err := eachRow(ctx, &x.q, `SELECT pk, coalesce(text, ''), coalesce(summary, '') FROM clauses
 		WHERE contract_pk = ? AND (coalesce(text, '') <> '' OR coalesce(summary, '') <> '')
 		UNION ALL SELECT -pk, text, '' FROM chunks WHERE contract_pk = ?`, []any{pk, pk}, func(r *sql.Rows) error {
 		var o old
@@ -196,11 +201,11 @@ func (x *indexWriter) removeContract(ctx context.Context, pk int64) error {
 				return err
 			}
 		}
-		if _, err := x.tx.ExecContext(ctx, `UPDATE passage_terms SET df = df - ? WHERE term = ?`, len(ids), t); err != nil {
+		if _, err := x.q.ExecContext(ctx, `UPDATE passage_terms SET df = df - ? WHERE term = ?`, len(ids), t); err != nil {
 			return fmt.Errorf("passage index: term %q: %w", t, err)
 		}
 	}
-	_, err = x.tx.ExecContext(ctx, `UPDATE passage_stats SET passages = passages - ?, tokens = tokens - ?, unchecked = unchecked - ? WHERE id = 1`,
+	_, err = x.q.ExecContext(ctx, `UPDATE passage_stats SET passages = passages - ?, tokens = tokens - ?, unchecked = unchecked - ? WHERE id = 1`,
 		passages, tokens, unchecked)
 	if err != nil {
 		return fmt.Errorf("passage index: stats: %w", err)
@@ -265,14 +270,14 @@ func (x *indexWriter) blocksIn(ctx context.Context, term string, lo, hi int64, n
 		return neighbours && n < postingBlockSize && (first < 0) == (lo < 0) && (last < 0) == (lo < 0)
 	}
 	const cols = `SELECT first, last, n, data FROM passage_postings WHERE term = ? AND `
-	err := eachRow(ctx, x.tx, cols+`first < ? ORDER BY first DESC LIMIT 1`, []any{term, lo},
+	err := eachRow(ctx, &x.q, cols+`first < ? ORDER BY first DESC LIMIT 1`, []any{term, lo},
 		scan(func(first, last int64, n int) bool { return last >= lo || small(first, last, n) }))
 	if err == nil {
-		err = eachRow(ctx, x.tx, cols+`first BETWEEN ? AND ? ORDER BY first`, []any{term, lo, hi},
+		err = eachRow(ctx, &x.q, cols+`first BETWEEN ? AND ? ORDER BY first`, []any{term, lo, hi},
 			scan(func(int64, int64, int) bool { return true }))
 	}
 	if err == nil && neighbours {
-		err = eachRow(ctx, x.tx, cols+`first > ? ORDER BY first LIMIT 1`, []any{term, hi}, scan(small))
+		err = eachRow(ctx, &x.q, cols+`first > ? ORDER BY first LIMIT 1`, []any{term, hi}, scan(small))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("passage index: term %q blocks: %w", term, err)
@@ -303,7 +308,7 @@ func (x *indexWriter) deletePostings(ctx context.Context, term string, ids []int
 		if len(kept) == len(b.ps) {
 			continue
 		}
-		if _, err := x.tx.ExecContext(ctx, `DELETE FROM passage_postings WHERE term = ? AND first = ?`, term, b.first); err != nil {
+		if _, err := x.q.ExecContext(ctx, `DELETE FROM passage_postings WHERE term = ? AND first = ?`, term, b.first); err != nil {
 			return fmt.Errorf("passage index: term %q: %w", term, err)
 		}
 		if len(kept) > 0 {
@@ -323,7 +328,7 @@ func (x *indexWriter) writeBlock(ctx context.Context, term string, ps []posting)
 	for _, p := range ps {
 		maxTF, minLen = max(maxTF, p.tf), min(minLen, p.length)
 	}
-	_, err := x.tx.ExecContext(ctx, `INSERT INTO passage_postings(term, first, last, n, max_tf, min_len, data) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	_, err := x.q.ExecContext(ctx, `INSERT INTO passage_postings(term, first, last, n, max_tf, min_len, data) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		term, ps[0].id, ps[len(ps)-1].id, len(ps), maxTF, minLen, encodePostings(ps))
 	if err != nil {
 		return fmt.Errorf("passage index: write term %q block at %d: %w", term, ps[0].id, err)
@@ -356,12 +361,12 @@ func (x *indexWriter) flush(ctx context.Context) error {
 				return err
 			}
 		}
-		_, err := x.tx.ExecContext(ctx, `INSERT INTO passage_terms(term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df`, t, len(ps))
+		_, err := x.q.ExecContext(ctx, `INSERT INTO passage_terms(term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df`, t, len(ps))
 		if err != nil {
 			return fmt.Errorf("passage index: term %q: %w", t, err)
 		}
 	}
-	_, err := x.tx.ExecContext(ctx, `UPDATE passage_stats SET passages = passages + ?, tokens = tokens + ?, unchecked = unchecked + ? WHERE id = 1`,
+	_, err := x.q.ExecContext(ctx, `UPDATE passage_stats SET passages = passages + ?, tokens = tokens + ?, unchecked = unchecked + ? WHERE id = 1`,
 		len(x.pending), tokens, unchecked)
 	if err != nil {
 		return fmt.Errorf("passage index: stats: %w", err)
@@ -392,7 +397,7 @@ func (x *indexWriter) insertPostings(ctx context.Context, term string, ps []post
 	if len(blocks) > 0 {
 		all = slices.Clone(ps)
 		for _, b := range blocks {
-			if _, err := x.tx.ExecContext(ctx, `DELETE FROM passage_postings WHERE term = ? AND first = ?`, term, b.first); err != nil {
+			if _, err := x.q.ExecContext(ctx, `DELETE FROM passage_postings WHERE term = ? AND first = ?`, term, b.first); err != nil {
 				return fmt.Errorf("passage index: term %q: %w", term, err)
 			}
 			all = append(all, b.ps...)
@@ -437,7 +442,8 @@ func buildPassageIndex(db *sql.DB) error {
 			return fmt.Errorf("passage index: reset: %w", err)
 		}
 	}
-	x := &indexWriter{tx: tx, built: true, pending: map[int64]passageDoc{}}
+	x := &indexWriter{tx: tx, q: stmtCache{tx: tx}, built: true, pending: map[int64]passageDoc{}}
+	defer x.close()
 	// Pages of passages by key: each is read in full, then written, since
 	// the transaction's one connection cannot write while it reads.
 	for _, src := range []struct {

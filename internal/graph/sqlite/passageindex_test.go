@@ -176,6 +176,7 @@ func putBatchOK(t *testing.T, s *Store, cs []*contract.Contract) {
 // chunks), a contract put twice in one batch, a batch with an invalid
 // contract, and after building it for a store whose passages predate it.
 func TestPassageIndexFollowsWrites(t *testing.T) {
+	defer smallBlocks()()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "index.db")
 	s, err := Open(path)
@@ -262,4 +263,12 @@ func TestIndexWriterSavepointUndo(t *testing.T) {
 	if _, ok := x.pending[4]; !ok || len(x.pending) != 2 {
 		t.Fatalf("after release and an empty rollback pending = %v, want passages 1 and 4", x.pending)
 	}
+}
+
+// smallBlocks makes the passage index write blocks of 8 postings, so that a
+// small corpus has terms of many blocks, and returns what restores it.
+func smallBlocks() func() {
+	old := postingBlockSize
+	postingBlockSize = 8
+	return func() { postingBlockSize = old }
 }

@@ -420,7 +420,7 @@ func orderTiedByWalk(ctx context.Context, tx *sql.Tx, tied []int64, floor float6
 	}
 	after := ""
 	var got []found // in contract id order by page
-	for page := 256; ; page *= 4 {
+	for page := 32; ; page *= 4 {
 		var pks []int64
 		cids := map[int64]string{}
 		err := eachRow(ctx, tx, `SELECT pk, id FROM contracts WHERE id > ? ORDER BY id LIMIT ?`, []any{after, page}, func(r *sql.Rows) error {

@@ -294,6 +294,9 @@ func (w *writer) flushFTS(ctx context.Context) error {
 }
 
 func (w *writer) close() {
+	if w.pidx != nil {
+		w.pidx.close()
+	}
 	for _, st := range w.stmts {
 		st.Close()
 	}
