@@ -3,9 +3,12 @@
 -- terms passage_fts holds, as the Go tokenizer in tokenize.go produces
 -- them, so that BM25 computed from it equals FTS5's bm25(passage_fts).
 --
+-- Re-running it (a database whose user_version was set back) keeps what
+-- is there.
+--
 -- passage_terms: how many passages hold each term (the document frequency
 -- of BM25's idf).
-CREATE TABLE passage_terms (
+CREATE TABLE IF NOT EXISTS passage_terms (
     term TEXT PRIMARY KEY,
     df   INTEGER NOT NULL
 ) WITHOUT ROWID;
@@ -16,7 +19,7 @@ CREATE TABLE passage_terms (
 -- (the highest term frequency and the shortest passage). A block never
 -- holds ids of both signs (clauses are positive, chunks negative) and
 -- blocks of a term never overlap.
-CREATE TABLE passage_postings (
+CREATE TABLE IF NOT EXISTS passage_postings (
     term    TEXT NOT NULL,
     first   INTEGER NOT NULL,
     last    INTEGER NOT NULL,
@@ -32,13 +35,13 @@ CREATE TABLE passage_postings (
 -- to treat as FTS5 does (the index is not used while there are any), and
 -- whether the index covers every passage: a store that had passages before
 -- this migration is built by buildPassageIndex when it is next opened.
-CREATE TABLE passage_stats (
+CREATE TABLE IF NOT EXISTS passage_stats (
     id        INTEGER PRIMARY KEY CHECK (id = 1),
     passages  INTEGER NOT NULL,
     tokens    INTEGER NOT NULL,
     unchecked INTEGER NOT NULL,
     built     INTEGER NOT NULL
 );
-INSERT INTO passage_stats(id, passages, tokens, unchecked, built)
+INSERT OR IGNORE INTO passage_stats(id, passages, tokens, unchecked, built)
 VALUES (1, 0, 0, 0, NOT EXISTS (SELECT 1 FROM clauses WHERE coalesce(text, '') <> '' OR coalesce(summary, '') <> '')
     AND NOT EXISTS (SELECT 1 FROM chunks));
