@@ -39,7 +39,7 @@ const pruneSlack = 1 + 1e-9
 // indexRanking is a query the passage index can rank: its phrases (one term
 // each, in FTS5's order) and its distinct terms with their postings.
 type indexRanking struct {
-	phrases []int // phrase i's term, an index into terms
+	phrases  []int // phrase i's term, an index into terms
 	terms    []*rankTerm
 	avgdl    float64
 	passages int64
