@@ -19,7 +19,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	a := newApp(os.Stdin, os.Stdout, os.Stderr)
-	err := newRootCmd(a).ExecuteContext(ctx)
+	err := a.execute(ctx, newRootCmd(a))
 	stop()
 	os.Exit(a.exitCode(err, os.Stderr))
 }

@@ -45,6 +45,12 @@ type config struct {
 	// Temperature is the agent's sampling temperature (--temperature,
 	// CONTRACTGRAPH_TEMPERATURE); negative leaves it to the provider.
 	Temperature float64
+
+	// CPUProfile and MemProfile are files to write a pprof CPU profile of
+	// the whole command to, and its heap profile at the end
+	// (--cpuprofile, CONTRACTGRAPH_CPUPROFILE; --memprofile,
+	// CONTRACTGRAPH_MEMPROFILE); see profile.go.
+	CPUProfile, MemProfile string
 }
 
 // agentTemperature is the temperature the agent passes to every model
@@ -78,6 +84,7 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	log    *slog.Logger
+	prof   *profiling // --cpuprofile, --memprofile; nil when not started
 
 	// terminal reports whether a writer is a terminal and its width
 	// (isTerminal); tests replace it.
@@ -136,7 +143,7 @@ func newRootCmd(a *app) *cobra.Command {
 			if math.IsNaN(a.cfg.Temperature) || math.IsInf(a.cfg.Temperature, 0) {
 				return usageError(fmt.Errorf("--temperature %v is not a number", a.cfg.Temperature))
 			}
-			return nil
+			return a.startProfiling(a.cfg.CPUProfile, a.cfg.MemProfile)
 		},
 	}
 	root.Version = readBuildInfo().String()
@@ -159,6 +166,8 @@ func newRootCmd(a *app) *cobra.Command {
 	pf.BoolVar(&a.cfg.Dedup, "dedup", envBool("CONTRACTGRAPH_DEDUP", defaultDedup), "collapse near-duplicate passages of one contract in clause_search results (env CONTRACTGRAPH_DEDUP)")
 	pf.BoolVar(&a.cfg.SummaryMeaning, "summary-by-meaning", envBool("CONTRACTGRAPH_SUMMARY_BY_MEANING", defaultSummaryMeaning), "with --embed-model, summary_search also takes the up to 10 contracts whose summaries are nearest the search in meaning (vectors from import or `reindex --embeddings`, embedded store) (env CONTRACTGRAPH_SUMMARY_BY_MEANING)")
 	pf.BoolVar(&a.cfg.Sections, "sections", envBool("CONTRACTGRAPH_SECTIONS", defaultSections), "add each clause_search hit's enclosing section (heading and span) (env CONTRACTGRAPH_SECTIONS)")
+	pf.StringVar(&a.cfg.CPUProfile, "cpuprofile", os.Getenv("CONTRACTGRAPH_CPUPROFILE"), "write a CPU profile of the command to this file, for `go tool pprof` (env CONTRACTGRAPH_CPUPROFILE)")
+	pf.StringVar(&a.cfg.MemProfile, "memprofile", os.Getenv("CONTRACTGRAPH_MEMPROFILE"), "write a heap profile (in use at the end, and allocated) to this file when the command ends (env CONTRACTGRAPH_MEMPROFILE)")
 	pf.BoolVar(&a.cfg.JSON, "json", false, "print JSON instead of readable text")
 	pf.BoolVarP(&a.cfg.Verbose, "verbose", "v", false, "log debug details to stderr")
 

@@ -47,7 +47,7 @@ func runConfigured(t *testing.T, stdin string, configure func(*app), args ...str
 	}
 	root := newRootCmd(a)
 	root.SetArgs(args)
-	code = a.exitCode(root.ExecuteContext(context.Background()), errFile)
+	code = a.exitCode(a.execute(context.Background(), root), errFile)
 	if _, err := errFile.Seek(0, io.SeekStart); err != nil {
 		t.Fatal(err)
 	}
