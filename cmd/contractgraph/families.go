@@ -105,12 +105,25 @@ func (a *app) runFamilies(ctx context.Context, store graph.Store, opts family.Op
 	bar.startUnit("families: reading contracts", "contracts")
 	var recs []family.Record
 	titles := map[string]string{}
-	err := store.Contracts(ctx, func(c *contract.Contract) error {
-		recs = append(recs, familyRecord(c))
-		titles[c.ID] = c.Title
+	add := func(r family.Record) {
+		recs = append(recs, r)
+		titles[r.ID] = r.Title
 		bar.update(int64(len(recs)), total, len(recs))
-		return nil
-	})
+	}
+	var err error
+	if hl, ok := store.(graph.ContractHeadLister); ok {
+		// Only what detection reads: a few queries per page of contracts
+		// instead of loading each contract whole.
+		err = hl.ContractHeads(ctx, family.HeadBytes, func(h graph.ContractHead) error {
+			add(headRecord(h))
+			return nil
+		})
+	} else {
+		err = store.Contracts(ctx, func(c *contract.Contract) error {
+			add(familyRecord(c))
+			return nil
+		})
+	}
 	bar.clear()
 	if err != nil {
 		return nil, fmt.Errorf("families: %w", err)
@@ -144,6 +157,15 @@ func familyRecord(c *contract.Contract) family.Record {
 	}
 	for _, p := range c.Parties {
 		r.Parties = append(r.Parties, family.Party{ID: p.PartyID, Name: p.Name})
+	}
+	return r
+}
+
+// headRecord is familyRecord of a contract's head.
+func headRecord(h graph.ContractHead) family.Record {
+	r := family.Record{ID: h.ID, Title: h.Title, ContractType: h.ContractType, EffectiveDate: h.EffectiveDate, Text: h.Text}
+	for _, p := range h.Parties {
+		r.Parties = append(r.Parties, family.Party{ID: p.ID, Name: p.Name})
 	}
 	return r
 }

@@ -78,3 +78,30 @@ type LinkStore interface {
 	// An id that is not stored has no links; it is not an error.
 	ContractLinks(ctx context.Context, id string) ([]ContractLink, error)
 }
+
+// ContractHeadLister is an optional capability of a Store: it lists what
+// family detection reads of every contract (ContractHead) without loading
+// whole contracts, which at a million contracts is most of detection's
+// time. Stores without it are read with Store.Contracts.
+type ContractHeadLister interface {
+	// ContractHeads calls fn with the head of every stored contract, in
+	// id order (bytewise), the Text cut to its first textBytes bytes
+	// (textBytes > 0). An error of fn stops the listing and is returned as
+	// is; so is the context's error.
+	ContractHeads(ctx context.Context, textBytes int, fn func(ContractHead) error) error
+}
+
+// ContractHead is what family detection reads of a contract: its id,
+// title, type, effective date, the opening of its text and its parties in
+// order, each with its resolved party id and the name written in the
+// contract.
+type ContractHead struct {
+	ID, Title, ContractType, EffectiveDate string
+	Text                                   string
+	Parties                                []HeadParty
+}
+
+// HeadParty is one party of a ContractHead.
+type HeadParty struct {
+	ID, Name string
+}
