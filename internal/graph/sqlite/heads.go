@@ -15,7 +15,7 @@ const headsPage = 2048
 
 // ContractHeads calls fn with the head of every stored contract in id
 // order; see graph.ContractHeadLister. Each page of contracts is read in
-// one snapshot with two queries (the contracts, then their parties), with
+// one snapshot (scanTx) with two queries (the contracts, then their parties), with
 // only the first textBytes bytes of each text, instead of the dozen
 // queries per contract that loading it whole takes; no transaction is open
 // while fn runs.
@@ -26,7 +26,7 @@ func (s *Store) ContractHeads(ctx context.Context, textBytes int, fn func(graph.
 	after := "" // ids are never empty
 	for {
 		var page []graph.ContractHead
-		err := s.readTx(ctx, func(tx *sql.Tx) error {
+		err := s.scanTx(ctx, func(tx *sql.Tx) error {
 			var err error
 			page, err = headPage(ctx, tx, after, textBytes)
 			return err

@@ -64,10 +64,11 @@ func (s *Store) SetResolutionMarks(ctx context.Context, marks map[string]string)
 	return nil
 }
 
-// Parties lists every party for entity resolution, read in one snapshot.
+// Parties lists every party for entity resolution, read in one snapshot
+// by a scan (scanTx).
 func (s *Store) Parties(ctx context.Context) ([]graph.PartyInfo, error) {
 	var out []graph.PartyInfo
-	err := s.readTx(ctx, func(tx *sql.Tx) error {
+	err := s.scanTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		out, err = partyInfos(ctx, tx, "", nil)
 		return err
