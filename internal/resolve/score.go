@@ -74,11 +74,15 @@ func hasLetter(s string) bool {
 	return strings.IndexFunc(s, unicode.IsLetter) >= 0
 }
 
+// formSeparators are what legalForm reads as spaces between words. Built
+// once: building a Replacer per party was 42% of what resolve allocated.
+var formSeparators = strings.NewReplacer(",", " ", "&", " and ", "/", " ", "+", " ")
+
 // legalForm classifies the corporate suffix PartyKey removed from name:
 // partnerships (L.P., LLP, LLLP), limited liability companies (LLC), other
 // companies (Inc., Corp., Ltd, GmbH, S.A., ...) or "" when there is none.
 func legalForm(name, key string) string {
-	norm := strings.NewReplacer(",", " ", "&", " and ", "/", " ", "+", " ").Replace(name)
+	norm := formSeparators.Replace(name)
 	words := strings.Fields(contract.MatchKey(norm))
 	if len(words) > 0 && words[0] == "the" && !strings.HasPrefix(key, "the") {
 		words = words[1:]
