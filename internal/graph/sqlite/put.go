@@ -214,7 +214,7 @@ var writeSQL = map[string]string{
 	"ownAliases":     `SELECT alias FROM party_aliases WHERE party_pk = ? AND alias_key = ?`,
 	"dropAlias":      `DELETE FROM party_aliases WHERE party_pk = ? AND alias = ?`,
 	"renameParty":    `UPDATE parties SET name = ?, match_key = ? WHERE pk = ?`,
-	"insContract":    `INSERT INTO contracts(pk, id, contract_type, effective_date, end_date, duration_days, total_amount, governing_law_pk, party_count, clause_bits, unverified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insContract":    `INSERT INTO contracts(pk, id, contract_type, effective_date, end_date, duration_days, total_amount, governing_law_pk, party_count, clause_bits, unverified, currency) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"kindBit":        `SELECT bit FROM clause_kinds WHERE kind = ?`,
 	"kindCount":      `SELECT count(*) FROM clause_kinds`,
 	"newKind":        `INSERT INTO clause_kinds(kind, bit) VALUES (?, ?)`,
@@ -464,7 +464,7 @@ func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldP
 		}
 	}
 	newPK, err := w.insert(ctx, "insContract", pk, c.ID, null(c.ContractType), null(c.EffectiveDate), null(c.EndDate),
-		days, amount, lawPK, len(distinct), bits, unverifiedMask(p.Unverified))
+		days, amount, lawPK, len(distinct), bits, unverifiedMask(p.Unverified), null(c.Currency))
 	if err != nil {
 		return err
 	}

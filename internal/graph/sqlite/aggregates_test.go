@@ -1,0 +1,244 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/graph/graphtest"
+	"github.com/contractgraph/contractgraph/internal/synth"
+)
+
+// aggregateRecounts pairs each maintained aggregate (migration 0105) with
+// its recount from the base tables; both list only non-zero counts.
+var aggregateRecounts = []struct{ name, stored, recount string }{
+	{"party_stats",
+		`SELECT party_pk, contracts, verified_contracts FROM party_stats WHERE contracts <> 0 OR verified_contracts <> 0`,
+		`SELECT party_pk, count(DISTINCT contract_pk), count(DISTINCT iif(unverified = 0, contract_pk, NULL)) FROM contract_parties GROUP BY party_pk`},
+	{"period_counts",
+		`SELECT field, period, contracts, verified_contracts FROM period_counts WHERE contracts <> 0 OR verified_contracts <> 0`,
+		`SELECT 'effective', substr(effective_date, 1, 7), count(*), count(*) FILTER (WHERE (unverified & 2) = 0) FROM contracts WHERE effective_date IS NOT NULL GROUP BY 2
+		 UNION ALL SELECT 'end', substr(end_date, 1, 7), count(*), count(*) FILTER (WHERE (unverified & 4) = 0) FROM contracts WHERE end_date IS NOT NULL GROUP BY 2`},
+	{"contracts.currency",
+		`SELECT pk, currency FROM contracts WHERE currency IS NOT NULL`,
+		`SELECT contract_pk, currency FROM contract_details WHERE currency IS NOT NULL`},
+}
+
+// aggregateDiff recounts every aggregate and describes how the stored ones
+// differ ("" when none does). It also fails on a party_stats row of a party
+// that no longer exists.
+func aggregateDiff(t *testing.T, s *Store) string {
+	t.Helper()
+	var diffs []string
+	for _, a := range aggregateRecounts {
+		for _, dir := range []struct{ label, q string }{
+			{"stored, not recounted", `SELECT * FROM (` + a.stored + `) EXCEPT SELECT * FROM (` + a.recount + `)`},
+			{"recounted, not stored", `SELECT * FROM (` + a.recount + `) EXCEPT SELECT * FROM (` + a.stored + `)`},
+		} {
+			rows := queryStrings(t, s.wdb, dir.q)
+			if len(rows) > 0 {
+				diffs = append(diffs, fmt.Sprintf("%s: %s: %s", a.name, dir.label, strings.Join(rows, "; ")))
+			}
+		}
+	}
+	if rows := queryStrings(t, s.wdb, `SELECT party_pk FROM party_stats WHERE party_pk NOT IN (SELECT pk FROM parties)`); len(rows) > 0 {
+		diffs = append(diffs, "party_stats of deleted parties: "+strings.Join(rows, "; "))
+	}
+	return strings.Join(diffs, "\n")
+}
+
+// queryStrings returns the rows of q, each as its columns joined by "|".
+func queryStrings(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			parts[i] = v.String
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// aggregateSteps are the writes that change what the aggregates count, in
+// order, on one store: after each the aggregates must equal their recount.
+var aggregateSteps = []struct {
+	name string
+	run  func(t *testing.T, s *Store)
+}{
+	{"put", func(t *testing.T, s *Store) {
+		var cs []*contract.Contract
+		if err := synth.Generate(7, 300, func(c *contract.Contract) error { cs = append(cs, c); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, graphtest.Fixture()...)
+		cs = append(cs, graphtest.UnverifiedContract(), multiRole("m1", "2001-02-03"), multiRole("m2", "2001-02-28"))
+		put(t, s, cs...)
+	}},
+	{"replace", func(t *testing.T, s *Store) {
+		// A re-put with other values, parties and dates rewrites the rows.
+		c := multiRole("m1", "2003-07-01")
+		c.Parties = append(c.Parties, contract.PartyRole{Name: "Gamma Widgets Ltd", Role: "Guarantor"})
+		c.Currency, c.TotalAmount = "EUR", new(120.0)
+		out := put(t, s, c)
+		if out[0].Status == graph.PutUnchanged || out[0].Status == graph.PutFailed {
+			t.Fatalf("replace m1: %+v", out[0])
+		}
+	}},
+	{"delete", func(t *testing.T, s *Store) {
+		ids := []string{"m2", "c13", "gen-7-0000001", "gen-7-0000002", "gen-7-0000003"}
+		if _, err := s.DeleteContracts(context.Background(), ids); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	{"merge", func(t *testing.T, s *Store) {
+		// Alpha and Beta share m1: after the merge it counts once for Alpha.
+		ctx := context.Background()
+		var ids []string
+		for _, name := range []string{"Alpha Holdings Inc", "Beta Trading Corp"} {
+			r, err := s.SearchParties(ctx, graph.PartyQuery{Name: name, Limit: 5})
+			if err != nil || len(r.Examples) != 1 {
+				t.Fatalf("party %q: %+v, %v", name, r.Examples, err)
+			}
+			ids = append(ids, r.Examples[0].PartyID)
+		}
+		if err := s.MergeParties(ctx, ids[0], ids[1:]); err != nil {
+			t.Fatal(err)
+		}
+		// And two synthetic parties with contracts of their own.
+		r, err := s.SearchParties(ctx, graph.PartyQuery{Limit: 4})
+		if err != nil || len(r.Examples) < 4 {
+			t.Fatalf("top parties: %+v, %v", r.Examples, err)
+		}
+		if err := s.MergeParties(ctx, r.Examples[0].PartyID, []string{r.Examples[2].PartyID, r.Examples[3].PartyID}); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	{"unverified", func(t *testing.T, s *Store) {
+		// The flags as writeUnverified sets them, then one cleared again.
+		ctx := context.Background()
+		p, err := graph.Prepare(graphtest.UnverifiedContract())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Contract.ID = "m1"
+		err = s.withWriteTx(ctx, func(tx *sql.Tx) error {
+			if err := writeUnverified(ctx, tx, "m1", p); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE contract_parties SET unverified = 1
+				WHERE ord = 0 AND contract_pk = (SELECT pk FROM contracts WHERE id = 'gen-7-0000010')`); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `UPDATE contract_parties SET unverified = 0
+				WHERE contract_pk = (SELECT pk FROM contracts WHERE id = 'm1') AND ord = 1`)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}},
+}
+
+// multiRole is a contract where Alpha holds two roles and Beta one.
+func multiRole(id, date string) *contract.Contract {
+	return &contract.Contract{
+		ID: id, ContractType: "Service", EffectiveDate: date, EndDate: "2010-12-31", Currency: "USD", TotalAmount: new(50.0),
+		Parties: []contract.PartyRole{
+			{Name: "Alpha Holdings Inc", Role: "Provider"},
+			{Name: "Beta Trading Corp", Role: "Customer"},
+			{Name: "Alpha Holdings Inc", Role: "Guarantor"},
+		},
+	}
+}
+
+// The maintained aggregates equal their recount from the base tables
+// after puts, replacements, deletes, party merges and unverified flags.
+func TestAggregatesMatchRecount(t *testing.T) {
+	s := openTemp(t)
+	for _, st := range aggregateSteps {
+		st.run(t, s)
+		if d := aggregateDiff(t, s); d != "" {
+			t.Fatalf("after %s:\n%s", st.name, d)
+		}
+	}
+}
+
+// The recount catches a missing trigger: each one dropped in turn leaves
+// some aggregate wrong after the same writes.
+func TestAggregatesRecountCatchesMissingTrigger(t *testing.T) {
+	triggers := []string{"party_stats_insert", "party_stats_delete", "party_stats_update",
+		"period_counts_insert", "period_counts_delete", "period_counts_update"}
+	for _, tr := range triggers {
+		t.Run(tr, func(t *testing.T) {
+			s := openTemp(t)
+			if _, err := s.wdb.Exec(`DROP TRIGGER ` + tr); err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range aggregateSteps {
+				st.run(t, s)
+				if aggregateDiff(t, s) != "" {
+					return
+				}
+			}
+			t.Errorf("without %s every aggregate still equals its recount", tr)
+		})
+	}
+}
+
+// A contract with 10,000 roles is put, replaced and deleted with its
+// aggregates right: each role's trigger looks its party up through the
+// party index, not by scanning the contract's roles.
+func TestManyPartiesOnOneContract(t *testing.T) {
+	s := openTemp(t)
+	c := &contract.Contract{ID: "big", ContractType: "Service", EffectiveDate: "2020-01-01"}
+	for i := range 10_000 {
+		// 5,000 parties with two roles each.
+		c.Parties = append(c.Parties, contract.PartyRole{Name: fmt.Sprintf("Party Number %d Corp", i%5000), Role: "Member"})
+	}
+	put(t, s, c)
+	if d := aggregateDiff(t, s); d != "" {
+		t.Fatalf("after put:\n%s", d)
+	}
+	var n int
+	if err := s.rdb.QueryRow(`SELECT count(*) FROM party_stats WHERE contracts = 1`).Scan(&n); err != nil || n != 5000 {
+		t.Fatalf("parties counting the contract once: %d (%v), want 5000", n, err)
+	}
+	c.EffectiveDate = "2021-01-01"
+	c.Parties = c.Parties[:6000]
+	put(t, s, c)
+	if d := aggregateDiff(t, s); d != "" {
+		t.Fatalf("after replace:\n%s", d)
+	}
+	if _, err := s.DeleteContracts(context.Background(), []string{"big"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := aggregateDiff(t, s); d != "" {
+		t.Fatalf("after delete:\n%s", d)
+	}
+}
