@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/graph/graphtest"
@@ -258,5 +261,69 @@ func TestManyPartiesOnOneContract(t *testing.T) {
 	}
 	if d := aggregateDiff(t, s); d != "" {
 		t.Fatalf("after delete:\n%s", d)
+	}
+}
+
+// Every query that reads the maintained aggregates answers as it does from
+// the base tables, on a store with values and parties unverified here and
+// there (including amounts unverified under a verified type, and missing
+// currencies).
+func TestAggregateQueriesMatchBase(t *testing.T) {
+	s := openTemp(t)
+	for _, st := range aggregateSteps[:2] {
+		st.run(t, s)
+	}
+	for _, q := range []string{
+		`UPDATE contracts SET unverified = unverified | 16 WHERE pk % 7 = 0`,
+		`UPDATE contracts SET unverified = unverified | 1 WHERE pk % 11 = 0`,
+		`UPDATE contracts SET unverified = unverified | 2 WHERE pk % 5 = 0`,
+		`UPDATE contracts SET unverified = unverified | 4 WHERE pk % 3 = 0`,
+		`UPDATE contract_parties SET unverified = 1 WHERE (contract_pk + ord) % 4 = 0`,
+		`UPDATE contracts SET currency = NULL WHERE pk % 13 = 0`,
+		`UPDATE contract_details SET currency = NULL WHERE contract_pk % 13 = 0`,
+	} {
+		if _, err := s.wdb.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if d := aggregateDiff(t, s); d != "" {
+		t.Fatalf("after flagging:\n%s", d)
+	}
+	ctx := context.Background()
+	both := func(name string, run func() (any, error)) {
+		t.Helper()
+		s.baseQueries = false
+		got, err := run()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s.baseQueries = true
+		want, err := run()
+		s.baseQueries = false
+		if err != nil {
+			t.Fatalf("%s from the base tables: %v", name, err)
+		}
+		if diff := cmp.Diff(want, got, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+			t.Errorf("%s: aggregates answer differently from the base tables (-base +aggregates):\n%s", name, diff)
+		}
+	}
+	for _, g := range graph.Groupings {
+		for _, m := range graph.Metrics {
+			for _, include := range []bool{false, true} {
+				for _, asc := range []bool{false, true} {
+					q := graph.AggregateQuery{Filter: graph.Filter{IncludeUnverified: include}, GroupBy: g, Metric: m, Asc: asc, Limit: 100}
+					both(fmt.Sprintf("aggregate %s %s include=%v asc=%v", g, m, include, asc), func() (any, error) {
+						return s.AggregateContracts(ctx, q)
+					})
+				}
+			}
+		}
+	}
+	for _, q := range []graph.PartyQuery{
+		{Limit: 50}, {MinContracts: 2, Limit: 50}, {MinContracts: 4, Limit: 20}, {MinContracts: 1000, Limit: 5},
+		{Country: "US", Limit: 50}, {ContractType: "Service", MinContracts: 2, Limit: 50},
+		{Name: "alpha", Limit: 5}, {OrderBy: "name", Desc: true, Limit: 50},
+	} {
+		both(fmt.Sprintf("party search %+v", q), func() (any, error) { return s.SearchParties(ctx, q) })
 	}
 }

@@ -132,7 +132,7 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 		verified(contract.FieldTotalAmount)
 	}
 	if f.Currency != "" {
-		w.add("c.pk IN (SELECT contract_pk FROM contract_details WHERE currency = ?)", f.Currency)
+		w.add("c.currency = ?", f.Currency)
 		verified(contract.FieldTotalAmount)
 	}
 	// Clause kinds with a bit are tested on the contract row; the others

@@ -199,25 +199,45 @@ type grouping struct {
 	// verify names the field whose value the grouping reads through join
 	// or link: a contract whose value is unverified is in no group.
 	verify string
+	// counted, when set, is the grouping's count without a filter from
+	// the maintained aggregates (migration 0105): a query of (k, n) rows
+	// with {counted} for the column of all or of verified counts, listing
+	// only keys the base query has (n > 0, k not NULL or '').
+	counted string
 }
+
+// Counts of the maintained aggregates by grouping key. A date grouping's key
+// is a function of the date's first seven characters (year, quarter and
+// month all are), so summing the months of period_counts counts each
+// contract once under the key its date has.
+const (
+	periodCounted = `SELECT %s AS k, sum({counted}) AS n FROM period_counts WHERE field = '%s' GROUP BY k HAVING n > 0 AND k IS NOT NULL AND k <> ''`
+	quarterKey    = "substr(period, 1, 4) || '-Q' || ((CAST(substr(period, 6, 2) AS INTEGER) + 2) / 3)"
+)
 
 // groupings is the allow-list of aggregate groupings. Keys, joins and
 // links are templates of factsSQL: an unverified value is in no group
 // unless the filter includes unverified values.
 var groupings = map[string]grouping{
-	graph.GroupContractType:        {key: "{contract_type}"},
-	graph.GroupEffectiveYear:       {key: "substr({effective_date}, 1, 4)"},
-	graph.GroupEffectiveMonth:      {key: "substr({effective_date}, 1, 7)"},
-	graph.GroupEffectiveQuarter:    {key: "substr({effective_date}, 1, 4) || '-Q' || ((CAST(substr({effective_date}, 6, 2) AS INTEGER) + 2) / 3)"},
-	graph.GroupEndYear:             {key: "substr({end_date}, 1, 4)"},
+	graph.GroupContractType: {key: "{contract_type}"},
+	graph.GroupEffectiveYear: {key: "substr({effective_date}, 1, 4)",
+		counted: fmt.Sprintf(periodCounted, "substr(period, 1, 4)", "effective")},
+	graph.GroupEffectiveMonth: {key: "substr({effective_date}, 1, 7)",
+		counted: fmt.Sprintf(periodCounted, "substr(period, 1, 7)", "effective")},
+	graph.GroupEffectiveQuarter: {key: "substr({effective_date}, 1, 4) || '-Q' || ((CAST(substr({effective_date}, 6, 2) AS INTEGER) + 2) / 3)",
+		counted: fmt.Sprintf(periodCounted, quarterKey, "effective")},
+	graph.GroupEndYear: {key: "substr({end_date}, 1, 4)",
+		counted: fmt.Sprintf(periodCounted, "substr(period, 1, 4)", "end")},
 	graph.GroupGoverningLawCountry: {join: " JOIN locations gl ON gl.pk = c.governing_law_pk", key: "gl.country", verify: contract.FieldGoverningLaw},
 	graph.GroupGoverningLawState:   {join: " JOIN locations gl ON gl.pk = c.governing_law_pk", key: "gl.state", verify: contract.FieldGoverningLaw},
 	graph.GroupParty: {
 		link: "SELECT party_pk AS k, contract_pk AS pk FROM contract_parties WHERE {verified_party}",
 		name: "p.name", nameJoin: " JOIN parties p ON p.pk = agg.k",
+		counted: "SELECT party_pk AS k, {counted} AS n FROM party_stats WHERE {counted} > 0",
 	},
 	graph.GroupPartyCountry: {
-		link: "SELECT country AS k, contract_pk AS pk FROM contract_parties WHERE country IS NOT NULL AND country <> '' AND {verified_party}",
+		link:    "SELECT country AS k, contract_pk AS pk FROM contract_parties WHERE country IS NOT NULL AND country <> '' AND {verified_party}",
+		counted: "SELECT country AS k, {counted} AS n FROM country_stats WHERE {counted} > 0",
 	},
 	graph.GroupClauseType:  {link: "SELECT type AS k, contract_pk AS pk FROM clauses"},
 	graph.GroupRenewalKind: {link: "SELECT renewal_kind AS k, contract_pk AS pk FROM contract_timelines WHERE renewal_kind IS NOT NULL", verify: contract.FieldRenewalKind},
@@ -274,23 +294,38 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 	}
 	// Amounts are measured per currency: the currency is a second key.
 	money := graph.AmountMetric(metricName)
-	cur, curKey, curJoin := "", "", ""
+	cur, curKey := "", ""
 	if money {
 		cur, curKey = ", cur", factsSQL(q.IncludeUnverified, ", coalesce({currency}, '') AS cur")
-		curJoin = ` JOIN contract_details cd ON cd.contract_pk = c.pk`
 	}
+	// The maintained aggregates answer only what they count: no filter.
+	unfiltered := len(w.conds) == 0 && !s.baseQueries
 	var query string
 	switch {
 	case q.GroupBy == "" && money:
 		query = `SELECT 'all' AS k` + curKey + `, count(*) AS n, ` + metric + ` AS v, count(*) OVER ()
-			FROM contracts c` + curJoin + w.sql() + ` GROUP BY cur ORDER BY v IS NULL, v ` + dir + `, cur LIMIT ?`
+			FROM contracts c` + w.sql() + ` GROUP BY cur ORDER BY v IS NULL, v ` + dir + `, cur LIMIT ?`
 	case q.GroupBy == "":
 		// One group over every matching contract, present even when empty.
 		query = `SELECT 'all', count(*), ` + metric + `, 1 FROM contracts c` + w.sql() + ` LIMIT ?`
+	case unfiltered && metricName == graph.MetricCount && g.counted != "":
+		column := "verified_contracts"
+		if q.IncludeUnverified {
+			column = "contracts"
+		}
+		name := "agg.k"
+		if g.name != "" {
+			name = g.name
+		}
+		query = `WITH agg AS (` + strings.ReplaceAll(g.counted, "{counted}", column) + `)
+			SELECT ` + name + ` AS key, n, n AS v, count(*) OVER () FROM agg` + g.nameJoin + `
+			ORDER BY v IS NULL, v ` + dir + `, key ` + dir + ` LIMIT ?`
+	case unfiltered && money && q.GroupBy == graph.GroupContractType:
+		query = typeMoneyQuery(metric, q.IncludeUnverified, dir)
 	case g.link == "":
 		w.add(g.key + " IS NOT NULL AND " + g.key + " <> ''")
 		query = `SELECT ` + g.key + ` AS k` + curKey + `, count(*) AS n, ` + metric + ` AS v, count(*) OVER ()
-			FROM contracts c` + g.join + curJoin + w.sql() + ` GROUP BY k` + cur + ` ORDER BY v IS NULL, v ` + dir + `, k ` + dir + cur + ` LIMIT ?`
+			FROM contracts c` + g.join + w.sql() + ` GROUP BY k` + cur + ` ORDER BY v IS NULL, v ` + dir + `, k ` + dir + cur + ` LIMIT ?`
 	default:
 		// Counting needs no distinct (key, contract) pairs first, nor, without
 		// a filter, the contracts table: the link table's index has it all.
@@ -303,7 +338,7 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 			agg = `SELECT d.k AS k, count(DISTINCT d.pk) AS n, count(DISTINCT d.pk) AS v FROM ` + from + w.sql() + ` GROUP BY d.k`
 		} else {
 			agg = `SELECT d.k AS k` + curKey + `, count(*) AS n, ` + metric + ` AS v FROM (SELECT DISTINCT k, pk FROM (` + g.link + `)) d
-				JOIN contracts c ON c.pk = d.pk` + curJoin + w.sql() + ` GROUP BY d.k` + cur
+				JOIN contracts c ON c.pk = d.pk` + w.sql() + ` GROUP BY d.k` + cur
 		}
 		name := "agg.k"
 		if g.name != "" {
@@ -340,6 +375,35 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 		res.Groups, res.TotalGroups = []graph.Group{{Key: "all", Currency: new(string)}}, 1
 	}
 	return res, nil
+}
+
+// typeMoneyQuery is the unfiltered grouping by contract type of an amount
+// metric (a template of factsSQL filled for include), by currency, in the
+// order of the index contracts_amount (contract type, currency, ...), so
+// that it needs no sort of every contract. The base query's currency key
+// is ” for a contract whose amount is unverified, and its amount NULL:
+// such a contract only adds to the count of its type's ” group. So each
+// (type, stored currency) group counts its contracts with a verified
+// amount under its currency, and the ” group of a type is its NULL
+// currency group plus every contract with an unverified amount. (Stored
+// currencies are never ”: writers store a missing value as NULL.)
+func typeMoneyQuery(metric string, include bool, dir string) string {
+	typeOK, amountOK := "1", "1"
+	if !include {
+		typeOK = "c.unverified & " + strconv.FormatInt(unverifiedBits[contract.FieldContractType], 10) + " = 0"
+		amountOK = "c.unverified & " + strconv.FormatInt(unverifiedBits[contract.FieldTotalAmount], 10) + " = 0"
+	}
+	return `WITH g AS (
+			SELECT c.contract_type AS k, c.currency AS cur0, count(*) FILTER (WHERE ` + amountOK + `) AS ok, count(*) AS total, ` + metric + ` AS v
+			FROM contracts c INDEXED BY contracts_amount
+			WHERE ` + typeOK + ` AND c.contract_type IS NOT NULL AND c.contract_type <> ''
+			GROUP BY c.contract_type, c.currency),
+		agg AS (
+			SELECT k, cur0 AS cur, ok AS n, v FROM g WHERE cur0 IS NOT NULL AND ok > 0
+			UNION ALL
+			SELECT k, '', sum(iif(cur0 IS NULL, ok, 0)) + sum(total - ok), max(iif(cur0 IS NULL, v, NULL)) FROM g
+			GROUP BY k HAVING sum(iif(cur0 IS NULL, ok, 0)) + sum(total - ok) > 0)
+		SELECT k, cur, n, v, count(*) OVER () FROM agg ORDER BY v IS NULL, v ` + dir + `, k ` + dir + `, cur LIMIT ?`
 }
 
 // SearchParties counts the parties matching q and returns the first q.Limit:
@@ -379,11 +443,16 @@ func (s *Store) SearchParties(ctx context.Context, q graph.PartyQuery) (graph.Pa
 	if q.ContractType != "" {
 		w.add(`party_pk IN (SELECT party_pk FROM contract_parties WHERE contract_type = ?)`, q.ContractType)
 	}
-	query := `SELECT p.pk, p.id, p.name, pc.n, count(*) OVER () FROM
-		(SELECT party_pk, count(DISTINCT contract_pk) AS n FROM contract_parties` + w.sql() + `
-		 GROUP BY party_pk HAVING n >= ?) pc
+	// party_stats counts each party's distinct contracts (migration 0105).
+	conds := append([]string{"contracts > 0 AND contracts >= ?"}, w.conds...)
+	counts := `SELECT party_pk, contracts AS n FROM party_stats WHERE ` + strings.Join(conds, " AND ")
+	args := append(append([]any{q.MinContracts}, w.args...), n)
+	if s.baseQueries {
+		counts = `SELECT party_pk, count(DISTINCT contract_pk) AS n FROM contract_parties` + w.sql() + ` GROUP BY party_pk HAVING n >= ?`
+		args = append(append([]any{}, w.args...), q.MinContracts, n)
+	}
+	query := `SELECT p.pk, p.id, p.name, pc.n, count(*) OVER () FROM (` + counts + `) pc
 		JOIN parties p ON p.pk = pc.party_pk ORDER BY ` + order + ` LIMIT ?`
-	args := append(append([]any{}, w.args...), q.MinContracts, n)
 	var pks []int64
 	err = s.readTx(ctx, func(tx *sql.Tx) error {
 		err := eachRow(ctx, tx, query, args, func(r *sql.Rows) error {
@@ -400,7 +469,7 @@ func (s *Store) SearchParties(ctx context.Context, q graph.PartyQuery) (graph.Pa
 			return fmt.Errorf("examples: %w", err)
 		}
 		for i, pk := range pks {
-			if err := fillParty(ctx, tx, pk, &res.Examples[i]); err != nil {
+			if err := fillParty(ctx, tx, pk, &res.Examples[i], s.baseQueries); err != nil {
 				return err
 			}
 		}
@@ -412,8 +481,10 @@ func (s *Store) SearchParties(ctx context.Context, q graph.PartyQuery) (graph.Pa
 	return res, nil
 }
 
-// fillParty adds a party's aliases, most frequent country and contract types.
-func fillParty(ctx context.Context, tx *sql.Tx, pk int64, p *graph.PartySummary) error {
+// fillParty adds a party's aliases, most frequent country and contract
+// types: from the role counts of party_facets (migration 0105), or with
+// base from every role of the party.
+func fillParty(ctx context.Context, tx *sql.Tx, pk int64, p *graph.PartySummary, base bool) error {
 	err := eachRow(ctx, tx, `SELECT alias FROM party_aliases WHERE party_pk = ? ORDER BY alias`, []any{pk},
 		func(r *sql.Rows) error {
 			var a string
@@ -426,15 +497,21 @@ func fillParty(ctx context.Context, tx *sql.Tx, pk int64, p *graph.PartySummary)
 	if err != nil {
 		return fmt.Errorf("aliases: %w", err)
 	}
+	countryQuery := `SELECT value FROM party_facets WHERE party_pk = ? AND kind = 'country' AND roles > 0
+		ORDER BY roles DESC, value ASC LIMIT 1`
+	typesQuery := `SELECT value FROM party_facets WHERE party_pk = ? AND kind = 'type' AND roles > 0 ORDER BY value`
+	if base {
+		countryQuery = `SELECT country FROM contract_parties WHERE party_pk = ? AND country IS NOT NULL AND country <> ''
+			GROUP BY country ORDER BY count(*) DESC, country ASC LIMIT 1`
+		typesQuery = `SELECT DISTINCT contract_type FROM contract_parties WHERE party_pk = ? AND contract_type IS NOT NULL ORDER BY 1`
+	}
 	var country sql.NullString
-	err = tx.QueryRowContext(ctx, `SELECT country FROM contract_parties WHERE party_pk = ? AND country IS NOT NULL AND country <> ''
-		GROUP BY country ORDER BY count(*) DESC, country ASC LIMIT 1`, pk).Scan(&country)
+	err = tx.QueryRowContext(ctx, countryQuery, pk).Scan(&country)
 	if err != nil && err != sql.ErrNoRows {
 		return fmt.Errorf("country: %w", err)
 	}
 	p.Country = country.String
-	err = eachRow(ctx, tx, `SELECT DISTINCT contract_type FROM contract_parties
-		WHERE party_pk = ? AND contract_type IS NOT NULL ORDER BY 1`, []any{pk}, func(r *sql.Rows) error {
+	err = eachRow(ctx, tx, typesQuery, []any{pk}, func(r *sql.Rows) error {
 		var t string
 		if err := r.Scan(&t); err != nil {
 			return err

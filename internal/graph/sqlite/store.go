@@ -36,6 +36,9 @@ type Store struct {
 	wmu sync.Mutex
 	// rdb is the pool of read-only connections every query uses.
 	rdb *sql.DB
+	// baseQueries makes queries count from the base tables, never from the
+	// maintained aggregates (migration 0105): tests compare both answers.
+	baseQueries bool
 }
 
 // Open opens (creating if needed) the store in the SQLite file at path and

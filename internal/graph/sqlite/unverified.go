@@ -40,7 +40,7 @@ var factColumns = []struct{ token, column, field string }{
 	{"{end_date}", "c.end_date", contract.FieldEndDate},
 	{"{duration_days}", "c.duration_days", contract.FieldDuration},
 	{"{total_amount}", "c.total_amount", contract.FieldTotalAmount},
-	{"{currency}", "cd.currency", contract.FieldTotalAmount},
+	{"{currency}", "c.currency", contract.FieldTotalAmount},
 }
 
 // factsSQL fills a query template's tokens: with include (Filter.
