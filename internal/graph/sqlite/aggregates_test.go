@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -184,14 +185,19 @@ var aggregateSteps = []struct {
 	}},
 }
 
-// multiRole is a contract where Alpha holds two roles and Beta one.
+// multiRole is a contract where Alpha holds two roles and Beta one; Alpha
+// is in the US but for its guarantor role in m1, in Canada.
 func multiRole(id, date string) *contract.Contract {
+	guarantor := "US"
+	if id == "m1" {
+		guarantor = "CA"
+	}
 	return &contract.Contract{
 		ID: id, ContractType: "Service", EffectiveDate: date, EndDate: "2010-12-31", Currency: "USD", TotalAmount: new(50.0),
 		Parties: []contract.PartyRole{
-			{Name: "Alpha Holdings Inc", Role: "Provider"},
-			{Name: "Beta Trading Corp", Role: "Customer"},
-			{Name: "Alpha Holdings Inc", Role: "Guarantor"},
+			{Name: "Alpha Holdings Inc", Role: "Provider", Location: &contract.Location{Country: "US"}},
+			{Name: "Beta Trading Corp", Role: "Customer", Location: &contract.Location{Country: "US"}},
+			{Name: "Alpha Holdings Inc", Role: "Guarantor", Location: &contract.Location{Country: guarantor}},
 		},
 	}
 }
@@ -325,5 +331,55 @@ func TestAggregateQueriesMatchBase(t *testing.T) {
 		{Name: "alpha", Limit: 5}, {OrderBy: "name", Desc: true, Limit: 50},
 	} {
 		both(fmt.Sprintf("party search %+v", q), func() (any, error) { return s.SearchParties(ctx, q) })
+	}
+}
+
+// A store written before migration 0105 gets its aggregates counted by the
+// migration, and the triggers keep them from then on.
+func TestAggregatesBackfill(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "graph.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aggregateSteps[0].run(t, s)
+	s.Close()
+	// Back to schema version 95: no aggregates, triggers, column or indexes.
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`DROP TABLE party_stats`, `DROP TABLE period_counts`, `DROP TABLE party_facets`, `DROP TABLE country_stats`,
+		`DROP TRIGGER party_stats_insert`, `DROP TRIGGER party_stats_delete`, `DROP TRIGGER party_stats_update`,
+		`DROP TRIGGER period_counts_insert`, `DROP TRIGGER period_counts_delete`, `DROP TRIGGER period_counts_update`,
+		`DROP TRIGGER party_facets_insert`, `DROP TRIGGER party_facets_delete`, `DROP TRIGGER party_facets_update`,
+		`DROP TRIGGER country_stats_insert`, `DROP TRIGGER country_stats_delete`, `DROP TRIGGER country_stats_update`,
+		`DROP INDEX contracts_amount`, `ALTER TABLE contracts DROP COLUMN currency`,
+		`DROP INDEX contracts_governing_law`, `CREATE INDEX contracts_governing_law ON contracts(governing_law_pk)`,
+		`PRAGMA user_version = 95`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var n int
+	if err := s.rdb.QueryRow(`SELECT count(*) FROM party_stats`).Scan(&n); err != nil || n == 0 {
+		t.Fatalf("party_stats after the migration: %d rows (%v), want the parties counted", n, err)
+	}
+	if d := aggregateDiff(t, s); d != "" {
+		t.Fatalf("after the migration:\n%s", d)
+	}
+	for _, st := range aggregateSteps[1:] {
+		st.run(t, s)
+		if d := aggregateDiff(t, s); d != "" {
+			t.Fatalf("after %s:\n%s", st.name, d)
+		}
 	}
 }
