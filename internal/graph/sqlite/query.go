@@ -317,9 +317,16 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 		if g.name != "" {
 			name = g.name
 		}
+		// The first n groups by count all count at least (at most, ascending)
+		// as the n-th count: only those are named and sorted by name.
+		cut := `agg.n >= coalesce((SELECT n FROM agg ORDER BY n DESC LIMIT 1 OFFSET ?), 0)`
+		if q.Asc {
+			cut = `agg.n <= coalesce((SELECT n FROM agg ORDER BY n ASC LIMIT 1 OFFSET ?), agg.n)`
+		}
 		query = `WITH agg AS (` + strings.ReplaceAll(g.counted, "{counted}", column) + `)
-			SELECT ` + name + ` AS key, n, n AS v, count(*) OVER () FROM agg` + g.nameJoin + `
-			ORDER BY v IS NULL, v ` + dir + `, key ` + dir + ` LIMIT ?`
+			SELECT ` + name + ` AS key, n, n AS v, (SELECT count(*) FROM agg) FROM agg` + g.nameJoin + `
+			WHERE ` + cut + ` ORDER BY v ` + dir + `, key ` + dir + ` LIMIT ?`
+		w.args = append(w.args, max(n-1, 0))
 	case unfiltered && money && q.GroupBy == graph.GroupContractType:
 		query = typeMoneyQuery(metric, q.IncludeUnverified, dir)
 	case g.link == "":

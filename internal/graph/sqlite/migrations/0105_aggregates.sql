@@ -14,10 +14,9 @@ CREATE TABLE party_stats (
     contracts          INTEGER NOT NULL,
     verified_contracts INTEGER NOT NULL
 );
--- Party searches and the party grouping count and rank parties by these
--- counts, from the top, without reading every party.
-CREATE INDEX party_stats_contracts ON party_stats(contracts);
-CREATE INDEX party_stats_verified ON party_stats(verified_contracts);
+-- No index on the counts: each would be rewritten with every role an
+-- import adds, and a scan of this narrow table is cheap (query.go reads
+-- the names of the top parties only).
 
 -- Each trigger asks whether another role of the same party in the same
 -- contract exists through contract_parties_party (party_pk, contract_pk,
