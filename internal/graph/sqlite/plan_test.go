@@ -67,4 +67,14 @@ func TestFilterPlansUseIndexes(t *testing.T) {
 	if !strings.Contains(p, "COVERING INDEX contract_parties_party") || strings.Contains(p, "TEMP B-TREE") {
 		t.Errorf("party counting plan:\n%s", p)
 	}
+	// An amount by contract type and currency reads contracts_amount in
+	// its order: no sort of every contract.
+	for _, include := range []bool{false, true} {
+		p = plan(typeMoneyQuery(factsSQL(include, metrics[graph.MetricAvgAmount]), include, "DESC"), []any{3})
+		// The grouping g is read straight off the index: no temporary
+		// b-tree between the scan and g.
+		if !strings.Contains(p, "SCAN c USING COVERING INDEX contracts_amount\nSCAN g\n") {
+			t.Errorf("amount by contract type plan (include_unverified %v):\n%s", include, p)
+		}
+	}
 }

@@ -386,7 +386,7 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 
 // typeMoneyQuery is the unfiltered grouping by contract type of an amount
 // metric (a template of factsSQL filled for include), by currency, in the
-// order of the index contracts_amount (contract type, currency, ...), so
+// order of the index contracts_amount (currency, contract type, ...), so
 // that it needs no sort of every contract. The base query's currency key
 // is ” for a contract whose amount is unverified, and its amount NULL:
 // such a contract only adds to the count of its type's ” group. So each
@@ -404,7 +404,7 @@ func typeMoneyQuery(metric string, include bool, dir string) string {
 			SELECT c.contract_type AS k, c.currency AS cur0, count(*) FILTER (WHERE ` + amountOK + `) AS ok, count(*) AS total, ` + metric + ` AS v
 			FROM contracts c INDEXED BY contracts_amount
 			WHERE ` + typeOK + ` AND c.contract_type IS NOT NULL AND c.contract_type <> ''
-			GROUP BY c.contract_type, c.currency),
+			GROUP BY c.currency, c.contract_type),
 		agg AS (
 			SELECT k, cur0 AS cur, ok AS n, v FROM g WHERE cur0 IS NOT NULL AND ok > 0
 			UNION ALL

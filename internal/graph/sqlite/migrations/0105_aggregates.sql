@@ -245,10 +245,11 @@ INSERT INTO country_stats(country, contracts, verified_contracts)
 -- it for results), so that amount metrics per currency read only the
 -- narrow contracts table, and an index in the order of the contract-type
 -- grouping by currency, so that it needs no sort (query.go,
--- typeMoneyQuery).
+-- typeMoneyQuery). Currency comes first so that filters on the contract
+-- type keep choosing contracts_type, which covers them.
 ALTER TABLE contracts ADD COLUMN currency TEXT;
 UPDATE contracts SET currency = (SELECT currency FROM contract_details WHERE contract_pk = contracts.pk);
-CREATE INDEX contracts_amount ON contracts(contract_type, currency, total_amount, unverified);
+CREATE INDEX contracts_amount ON contracts(currency, contract_type, total_amount, unverified);
 -- Governing-law filters test the flag without reading the table row.
 DROP INDEX contracts_governing_law;
 CREATE INDEX contracts_governing_law ON contracts(governing_law_pk, unverified);
