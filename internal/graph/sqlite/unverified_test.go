@@ -29,6 +29,7 @@ func TestUnverifiedBackfill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	undoAggregates(t, db)
 	for _, q := range []string{
 		`DROP INDEX contracts_type`, `DROP INDEX contract_parties_party`, `DROP INDEX contract_parties_country`, `DROP INDEX contracts_effective_fact`,
 		`CREATE INDEX contracts_type ON contracts(contract_type, effective_date, end_date, total_amount, duration_days, governing_law_pk, clause_bits)`,
