@@ -158,19 +158,6 @@ func indexTestContracts(t *testing.T, seed int64, n int) []*contract.Contract {
 	return cs
 }
 
-func putBatchOK(t *testing.T, s *Store, cs []*contract.Contract) {
-	t.Helper()
-	out, err := s.PutContracts(context.Background(), cs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range out {
-		if o.Status == graph.PutFailed {
-			t.Fatalf("put %s: %v", o.ID, o.Err)
-		}
-	}
-}
-
 // TestPassageIndexFollowsWrites checks the passage index against FTS5
 // after new contracts, replaced ones (with other clause texts, fewer
 // chunks), a contract put twice in one batch, a batch with an invalid
@@ -185,8 +172,8 @@ func TestPassageIndexFollowsWrites(t *testing.T) {
 	}
 	defer func() { s.Close() }()
 	cs := indexTestContracts(t, 3, 90)
-	putBatchOK(t, s, cs[:40])
-	putBatchOK(t, s, cs[40:])
+	putAll(t, s, cs[:40]...)
+	putAll(t, s, cs[40:]...)
 	checkPassageIndex(t, s)
 
 	// Replace: other texts, a dropped clause, fewer chunks; one contract
@@ -208,7 +195,7 @@ func TestPassageIndexFollowsWrites(t *testing.T) {
 	twice.Clauses = append([]contract.Clause{}, twice.Clauses...)
 	twice.Clauses[0].Text = "Second version of the first clause, governed by New York law"
 	repl = append(repl, &twice)
-	putBatchOK(t, s, repl)
+	putAll(t, s, repl...)
 	checkPassageIndex(t, s)
 	// Scores after deletes must still be FTS5's (its row count and total
 	// length follow deletes as the index's stats do).
@@ -234,7 +221,7 @@ func TestPassageIndexFollowsWrites(t *testing.T) {
 	if _, err := s.wdb.ExecContext(ctx, `DELETE FROM passage_terms; DELETE FROM passage_postings; UPDATE passage_stats SET passages = 0, tokens = 0, built = 0`); err != nil {
 		t.Fatal(err)
 	}
-	putBatchOK(t, s, indexTestContracts(t, 5, 4)) // not indexed while unbuilt
+	putAll(t, s, indexTestContracts(t, 5, 4)...) // not indexed while unbuilt
 	s.Close()
 	if s, err = Open(path); err != nil {
 		t.Fatal(err)
