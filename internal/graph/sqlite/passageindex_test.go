@@ -135,7 +135,8 @@ func checkPassageIndex(t *testing.T, s *Store) {
 
 // indexTestContracts returns n synthetic contracts, every third with its
 // clause texts also stored as the contract's text and cut into chunks, so
-// that the index holds both clause (positive) and chunk (negative) ids.
+// that the index holds both clause (positive) and chunk (negative) ids, and
+// every fourth with a first clause that also holds non-Latin text.
 func indexTestContracts(t *testing.T, seed int64, n int) []*contract.Contract {
 	t.Helper()
 	var cs []*contract.Contract
@@ -143,6 +144,11 @@ func indexTestContracts(t *testing.T, seed int64, n int) []*contract.Contract {
 		t.Fatal(err)
 	}
 	for i, c := range cs {
+		if i%4 == 1 && len(c.Clauses) > 0 {
+			// Text in other scripts, an emoji and a Word bullet: checked
+			// characters the index must count as FTS5 does.
+			c.Clauses[0].Text += " 계약 해지 かな カナ العربية \U0001F600 \uf0b7 Ελλάδα"
+		}
 		if i%3 != 0 {
 			continue
 		}

@@ -2,11 +2,13 @@ package sqlite
 
 import (
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/contractgraph/contractgraph/internal/sharedtest"
 )
@@ -66,22 +68,36 @@ func goTerms(s string) (terms []string, checked bool) {
 	return terms, checked
 }
 
+// codePointProbe puts r inside and between ASCII words, so that
+// separators, token characters, folding and diacritics all show.
+func codePointProbe(r rune) string {
+	c := string(r)
+	return "zq" + c + "zq " + c + "x " + c + c + " ab" + c + "\n"
+}
+
 // TestTokenizerMatchesFTS5 compares ftsTokens with FTS5's own tokenizer on
-// every code point of the ranges it claims to handle (each inside and
-// between ASCII words, so that separators, token characters, folding and
-// diacritics all show), on English words that exercise every porter rule,
-// and on the shared CUAD contract texts (ten of them under -race).
+// every code point checkedRune accepts (in groups of 256 probes a document;
+// a group that differs is probed again code point by code point, and the
+// test prints the differing ones as ranges for fts5Differs), on English
+// words that exercise every porter rule, and on the shared CUAD contract
+// texts (ten of them under -race).
 func TestTokenizerMatchesFTS5(t *testing.T) {
-	var docs []string
-	for _, rg := range checkedRanges {
-		for r := rg[0]; r <= rg[1]; r++ {
-			if !checkedRune(r) {
-				continue
-			}
-			docs = append(docs, "zq"+string(r)+"zq "+string(r)+"x "+string(r)+string(r)+" ab"+string(r))
+	var runes []rune
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if checkedRune(r) {
+			runes = append(runes, r)
 		}
 	}
-	codePoints := len(docs)
+	const group = 256
+	var docs []string
+	for i := 0; i < len(runes); i += group {
+		var b strings.Builder
+		for _, r := range runes[i:min(i+group, len(runes))] {
+			b.WriteString(codePointProbe(r))
+		}
+		docs = append(docs, b.String())
+	}
+	groups := len(docs)
 	words := strings.Fields(`caresses ponies ties caress cats feed agreed plastered bled motoring sing
 		conflated troubled sized hopping tanned falling hissing fizzed failing filing happy sky
 		relational conditional rational valenci hesitanci digitizer conformabli radicalli differentli
@@ -113,37 +129,77 @@ func TestTokenizerMatchesFTS5(t *testing.T) {
 		}
 	}
 	want := fts5Terms(t, docs)
+	var suspects []rune
 	bad := 0
 	for i, d := range docs {
 		got, checked := goTerms(d)
-		if !slices.Equal(got, want[i]) {
-			bad++
-			if bad <= 20 {
-				j := 0
-				for j < min(len(got), len(want[i])) && got[j] == want[i][j] {
-					j++
-				}
-				t.Errorf("doc %d (%.40q): term %d: go %q, fts5 %q", i, d, j, got[j:min(j+3, len(got))], want[i][j:min(j+3, len(want[i]))])
+		if !checked && i < groups {
+			t.Errorf("code point group %d (from %U) reported unchecked characters", i, runes[i*group])
+		}
+		if slices.Equal(got, want[i]) {
+			continue
+		}
+		bad++
+		if i < groups {
+			suspects = append(suspects, runes[i*group:min(i*group+group, len(runes))]...)
+			continue
+		}
+		j := 0
+		for j < min(len(got), len(want[i])) && got[j] == want[i][j] {
+			j++
+		}
+		t.Errorf("doc %d (%.40q): term %d: go %q, fts5 %q", i, d, j, got[j:min(j+3, len(got))], want[i][j:min(j+3, len(want[i]))])
+	}
+	if len(suspects) > 0 {
+		probes := make([]string, len(suspects))
+		for i, r := range suspects {
+			probes[i] = codePointProbe(r)
+		}
+		want := fts5Terms(t, probes)
+		var ranges []string
+		differ := 0
+		for i, p := range probes {
+			got, _ := goTerms(p)
+			if slices.Equal(got, want[i]) {
+				continue
+			}
+			if differ++; differ <= 20 {
+				t.Errorf("%U: go %q, fts5 %q", suspects[i], got, want[i])
+			}
+			r := suspects[i]
+			if n := len(ranges); n > 0 && strings.HasSuffix(ranges[n-1], fmt.Sprintf("0x%x}", r-1)) {
+				ranges[n-1] = ranges[n-1][:strings.LastIndex(ranges[n-1], " ")] + fmt.Sprintf(" 0x%x}", r)
+			} else {
+				ranges = append(ranges, fmt.Sprintf("{0x%x, 0x%x}", r, r))
 			}
 		}
-		if !checked && i <= codePoints {
-			t.Errorf("doc %d (%q) reported unchecked characters", i, d)
-		}
+		t.Errorf("code points where the tokenizers differ, to add to fts5Differs: %s", strings.Join(ranges, ", "))
 	}
 	if bad > 0 {
 		t.Errorf("%d of %d documents tokenized differently", bad, len(docs))
 	}
 }
 
-// TestTokenizerFlagsUncheckedText checks that text with characters outside
-// the compared ranges, or invalid UTF-8, is reported as unchecked.
+// TestFTS5DiffersSorted checks that fts5Differs is sorted and its ranges
+// disjoint, which checkedSlow's binary search relies on.
+func TestFTS5DiffersSorted(t *testing.T) {
+	for i, rg := range fts5Differs {
+		if rg[0] > rg[1] || i > 0 && rg[0] <= fts5Differs[i-1][1] {
+			t.Fatalf("fts5Differs[%d] = {%#x, %#x} after {%#x, %#x}", i, rg[0], rg[1], fts5Differs[max(i-1, 0)][0], fts5Differs[max(i-1, 0)][1])
+		}
+	}
+}
+
+// TestTokenizerFlagsUncheckedText checks that text in other scripts is
+// checked, and that text with a code point unassigned in Go's tables, one
+// where the tokenizers differ, or invalid UTF-8 is reported as unchecked.
 func TestTokenizerFlagsUncheckedText(t *testing.T) {
-	for _, s := range []string{"plain words", "naïve café", "§ 5 — “quoted”", "中国"} {
+	for _, s := range []string{"plain words", "naïve café", "§ 5 — “quoted”", "中国", "Hangul 한국", "かな カナ", "العربية", "emoji \U0001F600", "Word's bullet \uf0b7"} {
 		if _, checked := goTerms(s); !checked {
 			t.Errorf("%q reported unchecked", s)
 		}
 	}
-	for _, s := range []string{"emoji \U0001F600", "bad \xff utf8", "Hangul 한국", "dotless ı", "new \u20bf"} {
+	for _, s := range []string{"newer emoji \U0001F970", "bad \xff utf8", "unassigned \u0378", "dotless ı", "new \u20bf"} {
 		if _, checked := goTerms(s); checked {
 			t.Errorf("%q reported checked", s)
 		}
