@@ -11,29 +11,44 @@ import (
 	"golang.org/x/term"
 )
 
-// progressBar draws a one-line progress bar on a terminal. It draws nothing
-// when its writer is not a terminal, so logs and pipes stay clean. It is
-// safe for concurrent use.
+// logEvery is how often a progress bar writing to a file or pipe (a log,
+// not a terminal) prints a line. Tests set it before they start, so that
+// output they compare does not depend on the machine's speed.
+var logEvery = 10 * time.Second
+
+// progressBar draws a one-line progress bar on a terminal. When its writer
+// is a file or a pipe it prints a plain line every logEvery instead, and
+// the last one at 100%, so that a long import run under nohup or in CI
+// shows its progress while a command that finishes sooner leaves the log
+// clean. It is safe for concurrent use.
 type progressBar struct {
 	mu      sync.Mutex
 	w       io.Writer
 	enabled bool
+	logged  bool // lines for a log rather than a redrawn bar
 	width   int
 	label   string
 	unit    string // what the count counts: "contracts" unless startUnit says
 	last    time.Time
 	drawn   bool
+	every   time.Duration    // logEvery when the bar was made
+	now     func() time.Time // time.Now; tests move the clock
 }
 
-// newProgressBar returns a bar writing to w, enabled only when w is a
-// terminal and quiet is false.
+// newProgressBar returns a bar writing to w when w is a terminal, a file or
+// a pipe, and quiet is false; other writers get nothing.
 func newProgressBar(w io.Writer, quiet bool) *progressBar {
-	p := &progressBar{w: w, width: 80}
-	if f, ok := w.(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
+	p := &progressBar{w: w, width: 80, every: logEvery, now: time.Now}
+	f, ok := w.(*os.File)
+	switch {
+	case !ok || quiet:
+	case term.IsTerminal(int(f.Fd())):
 		p.enabled = true
 		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 20 {
 			p.width = width
 		}
+	default:
+		p.enabled, p.logged = true, true
 	}
 	return p
 }
@@ -47,6 +62,11 @@ func (p *progressBar) startUnit(label, unit string) {
 	defer p.mu.Unlock()
 	p.label, p.unit = label, unit
 	p.last = time.Time{}
+	p.drawn = false
+	if p.logged {
+		// A log's first line comes p.every after the start.
+		p.last = p.now()
+	}
 }
 
 // update redraws the bar, at most ten times a second: done of total (bytes,
@@ -57,7 +77,22 @@ func (p *progressBar) update(done, total int64, items int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := time.Now()
+	now := p.now()
+	if p.logged {
+		// Every p.every, and at the end when a line was printed before.
+		if (done < total || !p.drawn) && now.Sub(p.last) < p.every {
+			return
+		}
+		if done >= total && p.drawn && p.last.IsZero() {
+			return // the 100% line is out already
+		}
+		fmt.Fprintln(p.w, logLine(p.label, done, total, items, p.unit))
+		p.last, p.drawn = now, true
+		if done >= total {
+			p.last = time.Time{}
+		}
+		return
+	}
 	if now.Sub(p.last) < 100*time.Millisecond && done < total {
 		return
 	}
@@ -66,11 +101,23 @@ func (p *progressBar) update(done, total int64, items int) {
 	p.drawn = true
 }
 
+// logLine is a progress line for a log: "label: 42% (1234 contracts)".
+func logLine(label string, done, total int64, items int, unit string) string {
+	if unit == "" {
+		unit = "contracts"
+	}
+	pct := 0.0
+	if total > 0 {
+		pct = min(1, float64(done)/float64(total))
+	}
+	return fmt.Sprintf("%s: %3.0f%% (%d %s)", label, pct*100, items, unit)
+}
+
 // clear removes the bar so that the next line prints cleanly.
 func (p *progressBar) clear() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.enabled && p.drawn {
+	if p.enabled && !p.logged && p.drawn {
 		fmt.Fprint(p.w, "\r"+strings.Repeat(" ", p.width-1)+"\r")
 		p.drawn = false
 	}
