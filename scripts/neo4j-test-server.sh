@@ -18,6 +18,8 @@
 #   NEO4J_TEST_STATE     state directory for pid/log files (default $TMPDIR/contractgraph-neo4j-test)
 #   NEO4J_TEST_TIMEOUT   seconds to wait for Bolt once the jars are resolved (default 180)
 #   NEO4J_TEST_HEAP      JVM heap (default 1g)
+#   NEO4J_TEST_PAGECACHE page cache in MiB (default 512; a 100k-contract
+#                        store is ~2 GiB on disk: give it 2048 and a 3g heap)
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -27,6 +29,7 @@ password="${NEO4J_TEST_PASSWORD:-contractgraph-test}"
 state="${NEO4J_TEST_STATE:-${TMPDIR:-/tmp}/contractgraph-neo4j-test}"
 timeout="${NEO4J_TEST_TIMEOUT:-180}"
 heap="${NEO4J_TEST_HEAP:-1g}"
+pagecache="${NEO4J_TEST_PAGECACHE:-512}"
 pidfile="$state/server.pid"
 logfile="$state/server.log"
 homefile="$state/home"
@@ -90,7 +93,7 @@ start() {
 	: >"$logfile"
 	nohup java -Xms256m -Xmx"$heap" -XX:+UseSerialGC \
 		-cp "$cache/classes:$(cat "$cache/classpath.txt")" \
-		Launcher "$home" "$port" "$password" >>"$logfile" 2>&1 </dev/null &
+		Launcher "$home" "$port" "$password" "$pagecache" >>"$logfile" 2>&1 </dev/null &
 	echo $! >"$pidfile"
 	local pid=$!
 	local deadline=$(($(date +%s) + timeout))

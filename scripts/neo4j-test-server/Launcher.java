@@ -13,20 +13,22 @@ import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 /**
  * Starts an embedded Neo4j community server for ContractGraph's tests: one
  * database ("neo4j"), a Bolt connector on 127.0.0.1:PORT, authentication on,
- * and the user "neo4j" given PASSWORD. It runs until it receives SIGTERM or
- * SIGINT, then shuts the database down cleanly.
+ * and the user "neo4j" given PASSWORD, and a page cache of PAGECACHE_MIB
+ * MiB (512 when omitted). It runs until it receives SIGTERM or SIGINT, then
+ * shuts the database down cleanly.
  *
- * Usage: java Launcher HOME_DIR PORT PASSWORD
+ * Usage: java Launcher HOME_DIR PORT PASSWORD [PAGECACHE_MIB]
  */
 public final class Launcher {
     public static void main(String[] args) throws Exception {
-        if (args.length != 3) {
-            System.err.println("usage: Launcher HOME_DIR PORT PASSWORD");
+        if (args.length != 3 && args.length != 4) {
+            System.err.println("usage: Launcher HOME_DIR PORT PASSWORD [PAGECACHE_MIB]");
             System.exit(2);
         }
         Path home = Path.of(args[0]);
         int port = Integer.parseInt(args[1]);
         String password = args[2];
+        long pageCacheMiB = args.length == 4 ? Long.parseLong(args[3]) : 512;
         Files.createDirectories(home);
 
         DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home)
@@ -35,7 +37,7 @@ public final class Launcher {
                 .setConfig(BoltConnector.advertised_address, new SocketAddress("127.0.0.1", port))
                 .setConfig(HttpConnector.enabled, false)
                 .setConfig(GraphDatabaseSettings.auth_enabled, true)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, 512L * 1024 * 1024)
+                .setConfig(GraphDatabaseSettings.pagecache_memory, pageCacheMiB * 1024 * 1024)
                 .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ofMinutes(5))
                 .build();
 
