@@ -80,9 +80,6 @@ func schemaStatements() []statement {
 		"CREATE INDEX statute_embedding_model IF NOT EXISTS FOR (n:Statute) ON (n.embedding_model)",
 		"CREATE FULLTEXT INDEX " + statuteTextIndex + " IF NOT EXISTS FOR (n:Statute) ON EACH [n.heading, n.text] " +
 			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}",
-		// The schema marker (schemaMarkerLabel): one node, so that two
-		// processes setting up at once MERGE the same one.
-		"CREATE CONSTRAINT contractgraph_schema_id IF NOT EXISTS FOR (n:" + schemaMarkerLabel + ") REQUIRE n.id IS UNIQUE",
 	}
 	out := make([]statement, len(stmts))
 	for i, s := range stmts {
@@ -101,21 +98,40 @@ const matchTextBatch = 10000
 const matchTextBackfillCypher = "MATCH (p:Party) WHERE p.match_text IS NULL WITH p LIMIT $limit SET p.match_text = " +
 	partyMatchText + " RETURN count(p) AS n"
 
-// schemaMarkerLabel labels the one node that records which schema versions
-// have been set up in the database (see Store.setup). SchemaText leaves it
-// out; deleting every node deletes it too, which only makes the next Open
-// set the schema up again.
-const schemaMarkerLabel = "ContractGraphSchema"
+// The schema marker records which schema versions have been set up in the
+// database (see Store.setup). It is not a node, so that no query a language
+// model writes (MATCH (n) RETURN count(n)) sees it: each version set up is
+// an index named schemaMarkerPrefix + version, on the label
+// schemaMarkerLabel (which no node has) and a property of the version's own
+// (an index needs a schema of its own: a second index on the same label and
+// property would be refused as equivalent). Like the other indexes, the
+// marker outlives deleting every node.
+const (
+	schemaMarkerLabel  = "ContractGraphSchema"
+	schemaMarkerPrefix = "contractgraph_schema_"
+)
 
-// schemaMarkerCypher reports whether the schema version $version has been
-// set up: one row, done true, when the marker lists it; no row or false
-// otherwise.
-const schemaMarkerCypher = "MATCH (m:" + schemaMarkerLabel + " {id: 'schema'}) RETURN $version IN coalesce(m.applied, []) AS done"
+// schemaMarkerCypher counts the marker indexes of version $name (a
+// schemaMarkerPrefix + version): 1 when that version has been set up.
+const schemaMarkerCypher = "SHOW INDEXES YIELD name WHERE name = $name RETURN count(*) AS n"
 
-// markSchemaCypher adds $version to the marker's applied versions, keeping
-// those of other (newer or older) binaries.
-const markSchemaCypher = "MERGE (m:" + schemaMarkerLabel + " {id: 'schema'}) " +
-	"SET m.applied = CASE WHEN $version IN coalesce(m.applied, []) THEN m.applied ELSE coalesce(m.applied, []) + $version END"
+// schemaMarkerProperty is the property key of version's marker index.
+func schemaMarkerProperty(version string) string { return "schema_" + version }
+
+// markSchemaStatement records version as set up, keeping the markers of
+// other (newer or older) binaries. The version is hex digits from Go
+// (index names cannot be parameters).
+func markSchemaStatement(version string) statement {
+	return statement{Cypher: "CREATE RANGE INDEX " + schemaMarkerPrefix + version + " IF NOT EXISTS FOR (m:" +
+		schemaMarkerLabel + ") ON (m." + schemaMarkerProperty(version) + ")"}
+}
+
+// The marker of earlier binaries was a node with a uniqueness constraint;
+// the first set-up by this one removes both.
+const (
+	dropMarkerNodeCypher       = "MATCH (m:" + schemaMarkerLabel + ") DELETE m"
+	dropMarkerConstraintCypher = "DROP CONSTRAINT contractgraph_schema_id IF EXISTS"
+)
 
 // awaitVectorIndexCypher waits until the chunk vector index is online.
 const awaitVectorIndexCypher = "CALL db.awaitIndex('" + chunkVectorIndex + "', 300)"

@@ -128,6 +128,9 @@ func lintFilter(f graph.Filter) graph.Filter {
 	return f
 }
 
+// lintSchemaVersion stands for the schema version in the marker statements.
+const lintSchemaVersion = "0123456789abcdef"
+
 // TestCypherDump writes every statement the store runs or compiles — the
 // schema setup, the writes, and the typed queries of the dev question set
 // (through the tools layer) and of every filter, ordering, grouping and
@@ -143,8 +146,10 @@ func TestCypherDump(t *testing.T) {
 	}
 	d.add("await indexes", statement{Cypher: awaitIndexesCypher})
 	d.add("backfill party match_text", statement{Cypher: matchTextBackfillCypher, Params: map[string]any{"limit": int64(matchTextBatch)}})
-	d.add("read the schema marker", statement{Cypher: schemaMarkerCypher, Params: map[string]any{"version": "0123456789abcdef"}})
-	d.add("write the schema marker", statement{Cypher: markSchemaCypher, Params: map[string]any{"version": "0123456789abcdef"}})
+	d.add("read the schema marker", statement{Cypher: schemaMarkerCypher, Params: map[string]any{"name": schemaMarkerPrefix + lintSchemaVersion}})
+	d.add("write the schema marker", markSchemaStatement(lintSchemaVersion))
+	d.add("remove the old schema marker node", statement{Cypher: dropMarkerNodeCypher})
+	d.add("remove the old schema marker constraint", statement{Cypher: dropMarkerConstraintCypher})
 	d.add("await the vector index", statement{Cypher: awaitVectorIndexCypher})
 	d.add("vector index lookup", statement{Cypher: vectorIndexCypher})
 	d.add("vector index create", vectorIndexStatement(384))
@@ -329,7 +334,7 @@ func TestCypherDump(t *testing.T) {
 	d.clause("clauses of one contract", graph.ClauseQuery{Query: "notice", Filter: graph.Filter{ContractIDs: []string{"c1"}}})
 
 	out, err := json.MarshalIndent(lintInput{
-		Labels: schemaLabels, RelationshipTypes: schemaRelationshipTypes, PropertyKeys: append(append([]string{}, schemaPropertyKeys...), writeRowKeys...),
+		Labels: schemaLabels, RelationshipTypes: schemaRelationshipTypes, PropertyKeys: append(append([]string{schemaMarkerProperty(lintSchemaVersion)}, schemaPropertyKeys...), writeRowKeys...),
 		Statements: d.out,
 	}, "", " ")
 	if err != nil {

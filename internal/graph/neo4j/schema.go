@@ -25,8 +25,6 @@ var (
 		"restates", "confidence", "quote", "quote_start", "quote_end", "source",
 		// Statute (besides id, text, content_hash and the embedding's)
 		"jurisdiction", "code", "number", "heading", "url",
-		// The schema marker
-		"applied",
 	}
 	// writeRowKeys are the keys of the UNWIND row maps the write statements
 	// read (row.key, row.contract_id, ...). The linter cannot tell a map

@@ -14,16 +14,15 @@ import (
 
 // TestSchemaSetUpOncePerDatabase: the first Open of an empty database runs
 // every schema statement and records the schema version; a later Open runs
-// none; a marker without this version (a changed statement list) makes
-// Open set up again, keeping the versions of other binaries; and the
-// marker is not part of the schema a language model is shown.
+// none; a database without this version's marker (a changed statement
+// list) makes Open set up again, keeping the markers of other binaries;
+// and the marker is no node, so neither a model's MATCH (n) nor the schema
+// a language model is shown sees it. A marker node of an earlier binary is
+// removed by the set-up.
 func TestSchemaSetUpOncePerDatabase(t *testing.T) {
 	ctx := context.Background()
 	cfg := neo4jtest.Config(t)
 	neo4jtest.Lock(t, cfg.URI)
-	if err := neo4jtest.Wipe(ctx, cfg); err != nil { // deletes the marker too
-		t.Fatal(err)
-	}
 	open := func() *neo4j.Store {
 		t.Helper()
 		s, err := neo4j.Open(ctx, cfg)
@@ -47,58 +46,73 @@ func TestSchemaSetUpOncePerDatabase(t *testing.T) {
 		}
 		return res.Records
 	}
-	applied := func() []string {
+	markers := func() []string {
 		t.Helper()
-		recs := query("MATCH (m:ContractGraphSchema) RETURN m.applied AS applied", nil)
-		if len(recs) != 1 {
-			t.Fatalf("%d schema markers, want 1", len(recs))
-		}
 		var out []string
-		v, _ := recs[0].Get("applied")
-		for _, x := range v.([]any) {
-			out = append(out, x.(string))
+		for _, r := range query("SHOW INDEXES YIELD name WHERE name STARTS WITH 'contractgraph_schema_' RETURN name ORDER BY name", nil) {
+			v, _ := r.Get("name")
+			out = append(out, v.(string))
 		}
 		return out
 	}
 	version := neo4j.SchemaVersion()
+	mine := "contractgraph_schema_" + version
+	// Start from a database without markers, holding an earlier binary's
+	// marker node and one contract.
+	if err := neo4jtest.Wipe(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range markers() {
+		query("DROP INDEX "+name, nil)
+	}
+	query("CREATE (:ContractGraphSchema {id: 'schema', applied: ['old']}), (:Contract {id: 'c1'})", nil)
 
 	if n := open().SchemaStatementsRun(); n != int64(neo4j.SchemaStatementCount()) {
 		t.Errorf("first Open ran %d schema statements, want all %d", n, neo4j.SchemaStatementCount())
 	}
-	if got := applied(); !slices.Equal(got, []string{version}) {
-		t.Errorf("marker after the first Open lists %q, want [%q]", got, version)
+	if got := markers(); !slices.Equal(got, []string{mine}) {
+		t.Errorf("markers after the first Open: %q, want [%q]", got, mine)
 	}
 	s := open()
 	if n := s.SchemaStatementsRun(); n != 0 {
 		t.Errorf("second Open ran %d schema statements, want 0", n)
 	}
+	// Deleting every node keeps the indexes and so the marker.
+	if err := neo4jtest.Wipe(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	query("CREATE (:Contract {id: 'c1'})", nil)
+	if n := open().SchemaStatementsRun(); n != 0 {
+		t.Errorf("Open after deleting every node ran %d schema statements, want 0", n)
+	}
 
-	// Another binary's schema: this one's version is missing, so Open sets
+	// Another binary's schema: this one's marker is missing, so Open sets
 	// up again and adds it, keeping the other's.
-	query("MATCH (m:ContractGraphSchema) SET m.applied = ['other']", nil)
+	query("DROP INDEX "+mine, nil)
+	other := "contractgraph_schema_0000000000000000"
+	query("CREATE RANGE INDEX "+other+" FOR (m:ContractGraphSchema) ON (m.schema_0000000000000000)", nil)
 	if n := open().SchemaStatementsRun(); n != int64(neo4j.SchemaStatementCount()) {
 		t.Errorf("Open with another version's marker ran %d schema statements, want %d", n, neo4j.SchemaStatementCount())
 	}
-	if got := applied(); !slices.Equal(got, []string{"other", version}) {
-		t.Errorf("marker lists %q, want [other %q]", got, version)
+	if got := markers(); !slices.Equal(got, []string{other, mine}) {
+		t.Errorf("markers: %q, want [%q %q]", got, other, mine)
 	}
 	if n := open().SchemaStatementsRun(); n != 0 {
 		t.Errorf("Open after the re-set-up ran %d schema statements, want 0", n)
 	}
+	query("DROP INDEX "+other, nil)
 
+	// The one contract is all a model's MATCH (n) finds.
+	recs := query("MATCH (n) RETURN count(n) AS n, collect(DISTINCT labels(n)) AS labels", nil)
+	if n, _ := recs[0].Get("n"); n != int64(1) {
+		labels, _ := recs[0].Get("labels")
+		t.Errorf("MATCH (n) counts %v nodes (labels %v), want the 1 contract", n, labels)
+	}
 	text, err := s.SchemaText(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(text, "ContractGraphSchema") || strings.Contains(text, "applied") {
+	if strings.Contains(text, "ContractGraphSchema") || strings.Contains(text, "schema_") {
 		t.Errorf("the schema text shows the schema marker:\n%s", text)
-	}
-
-	// Deleting every node deletes the marker: the next Open sets up again.
-	if err := neo4jtest.Wipe(ctx, cfg); err != nil {
-		t.Fatal(err)
-	}
-	if n := open().SchemaStatementsRun(); n != int64(neo4j.SchemaStatementCount()) {
-		t.Errorf("Open after deleting everything ran %d schema statements, want %d", n, neo4j.SchemaStatementCount())
 	}
 }

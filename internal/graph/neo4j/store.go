@@ -155,8 +155,8 @@ var schemaVersion = sync.OnceValue(func() string {
 })
 
 // setup creates the schema's constraints and indexes, once per database:
-// the marker node (schemaMarkerLabel) lists the schema versions set up, and
-// when it lists this binary's version one cheap read replaces the ~25
+// the marker (schemaMarkerLabel) records the schema versions set up, and
+// when it has this binary's version one cheap read replaces the ~25
 // schema statements. Otherwise the statements run (they are idempotent, so
 // two processes may run them at once), setup waits until the indexes are
 // online, so that the first query already uses them, and only then adds
@@ -166,20 +166,19 @@ var schemaVersion = sync.OnceValue(func() string {
 // so a database a newer binary set up is neither an error nor downgraded:
 // this binary's statements only create what is missing, and the newer
 // binary still finds its own version. A version that drops or redefines an
-// index must therefore remove the other versions from the marker, and
-// whatever drops the indexes must delete the marker with them.
+// index must therefore drop the other versions' marker indexes, and
+// whatever drops the indexes must drop the marker's with them.
 func (s *Store) setup(ctx context.Context) error {
 	version := schemaVersion()
-	recs, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: schemaMarkerCypher, Params: map[string]any{"version": version}})
+	recs, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: schemaMarkerCypher,
+		Params: map[string]any{"name": schemaMarkerPrefix + version}})
 	if err != nil {
 		return fmt.Errorf("read the schema marker: %w", err)
 	}
-	// The marker's id is unique: one row, or none before the first set-up.
-	done := false
-	if len(recs) == 1 {
-		done, _ = recs[0].AsMap()["done"].(bool)
+	if len(recs) != 1 {
+		return fmt.Errorf("read the schema marker: %d rows, want 1", len(recs))
 	}
-	if !done {
+	if getInt(recs[0].AsMap(), "n") == 0 {
 		if err := s.setupSchema(ctx, version); err != nil {
 			return err
 		}
@@ -213,7 +212,12 @@ func (s *Store) setupSchema(ctx context.Context, version string) error {
 	if err := s.backfillMatchText(ctx); err != nil {
 		return err
 	}
-	if _, err := s.run(ctx, neo4j.AccessModeWrite, statement{Cypher: markSchemaCypher, Params: map[string]any{"version": version}}); err != nil {
+	for _, st := range []statement{{Cypher: dropMarkerNodeCypher}, {Cypher: dropMarkerConstraintCypher}} {
+		if _, err := s.run(ctx, neo4j.AccessModeWrite, st); err != nil {
+			return fmt.Errorf("remove the old schema marker: %w", err)
+		}
+	}
+	if err := s.schemaWrite(ctx, markSchemaStatement(version)); err != nil {
 		return fmt.Errorf("write the schema marker: %w", err)
 	}
 	s.log.Info("neo4j schema set up", "version", version, "statements", len(stmts), "took", time.Since(start))
