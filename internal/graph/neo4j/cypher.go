@@ -175,6 +175,14 @@ func (f *compiledFilter) where(extra ...string) string {
 	return " WHERE " + strings.Join(conds, " AND ")
 }
 
+// whereAnd is cond as a further condition after match().
+func (f *compiledFilter) whereAnd(cond string) string {
+	if len(f.conds) == 0 {
+		return " WHERE " + cond
+	}
+	return " AND " + cond
+}
+
 // match is the prelude, source and conditions: every matching contract as c.
 func (f *compiledFilter) match() string {
 	return f.prelude + f.source + f.where()
@@ -396,8 +404,24 @@ var orderProperties = map[string]struct{ prop, field string }{
 
 // contractSearch is a compiled contract_search: the count and the examples,
 // run in one read transaction.
+//
+// Without a more selective source than every contract, examples ordered by
+// a range-indexed property (indexOrdered) can read that index in order and
+// stop at the page, instead of sorting every matching contract: examples
+// are then only the contracts with a value to order by, and rest, run only
+// when they fall short of the page, pages on through those without, by id;
+// present counts the former, for a page that starts past them all.
 type contractSearch struct {
 	count, examples statement
+	rest            func(skip, limit int) statement
+	present         *statement
+	offset, limit   int
+}
+
+// indexOrdered are the orderings with a range index on their property
+// (schemaStatements).
+var indexOrdered = map[string]bool{
+	graph.OrderEffectiveDate: true, graph.OrderEndDate: true, graph.OrderTotalAmount: true, graph.OrderDurationDays: true,
 }
 
 // compileContractSearch compiles q. Examples are ordered by q's property
@@ -430,17 +454,46 @@ func compileContractSearch(q graph.ContractQuery) (contractSearch, error) {
 	}
 	pe := params{}
 	fe, _ := compileFilter(pe, q.Filter, summaryAsSource)
-	page := "LIMIT " + pe.add(n)
-	if q.Offset > 0 { // only when paging: first pages compile as before
-		page = "SKIP " + pe.add(q.Offset) + " " + page
+	page := func(p params, skip, limit int) string {
+		out := "LIMIT " + p.add(limit)
+		if skip > 0 { // only when paging: first pages compile as before
+			out = "SKIP " + p.add(skip) + " " + out
+		}
+		return out
 	}
-	return contractSearch{
-		count: statement{Cypher: fc.match() + " RETURN count(c) AS total", Params: pc},
-		examples: statement{Cypher: fe.match() +
-			" WITH c ORDER BY " + prop + " IS NULL, " + prop + " " + dir + ", c.id ASC " + page +
-			" WITH collect(c) AS cs UNWIND range(0, size(cs) - 1) AS i WITH i, cs[i] AS c" +
-			" RETURN " + summaryProjection + " ORDER BY i", Params: pe},
-	}, nil
+	const collectExamples = " WITH collect(c) AS cs UNWIND range(0, size(cs) - 1) AS i WITH i, cs[i] AS c" +
+		" RETURN " + summaryProjection + " ORDER BY i"
+	cs := contractSearch{count: statement{Cypher: fc.match() + " RETURN count(c) AS total", Params: pc},
+		offset: q.Offset, limit: n}
+	if !indexOrdered[orderBy] || fe.prelude != "" || fe.source != labelSource {
+		cs.examples = statement{Cypher: fe.match() +
+			" WITH c ORDER BY " + prop + " IS NULL, " + prop + " " + dir + ", c.id ASC " + page(pe, q.Offset, n) +
+			collectExamples, Params: pe}
+		return cs, nil
+	}
+	x := facts{q.IncludeUnverified}
+	has := []string{o.prop + " IS NOT NULL"}
+	if v := x.verified(o.field); v != "" {
+		has = append(has, v)
+	}
+	// No index hint: with a selective condition (a contract type) the
+	// planner still prefers that condition's index and sorts its matches.
+	cs.examples = statement{Cypher: fe.match() + fe.whereAnd(strings.Join(has, " AND ")) +
+		" WITH c ORDER BY " + o.prop + " " + dir + ", c.id ASC " + page(pe, q.Offset, n) + collectExamples, Params: pe}
+	pp := params{}
+	fp, _ := compileFilter(pp, q.Filter, summaryAsSource)
+	cs.present = &statement{Cypher: fp.match() + fp.whereAnd(strings.Join(has, " AND ")) + " RETURN count(c) AS total", Params: pp}
+	missing := o.prop + " IS NULL"
+	if !q.IncludeUnverified {
+		missing = "(" + missing + " OR " + x.flagged(o.field) + ")"
+	}
+	cs.rest = func(skip, limit int) statement {
+		pr := params{}
+		fr, _ := compileFilter(pr, q.Filter, summaryAsSource)
+		return statement{Cypher: fr.match() + fr.whereAnd(missing) + " WITH c ORDER BY c.id ASC " + page(pr, skip, limit) +
+			collectExamples, Params: pr}
+	}
+	return cs, nil
 }
 
 // summaryProjection returns one contract_search example of c.

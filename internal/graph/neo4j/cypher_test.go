@@ -137,16 +137,14 @@ func TestLuceneQuery(t *testing.T) {
 
 // TestOrderingNullsLast pins the ordering clause: missing values last in
 // both directions, then id; by default an unverified amount orders as a
-// missing one.
+// missing one. From a selective source (the party country's index) the
+// matches are sorted; from every contract the examples may read the
+// amount's index in order, and the rest (missing or unverified amounts) follow by id.
 func TestOrderingNullsLast(t *testing.T) {
 	for _, tc := range []struct {
 		desc, include bool
 	}{{false, false}, {true, false}, {false, true}, {true, true}} {
 		desc := tc.desc
-		cs, err := compileContractSearch(graph.ContractQuery{Filter: graph.Filter{IncludeUnverified: tc.include}, OrderBy: graph.OrderTotalAmount, Desc: desc, Limit: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
 		dir := "ASC"
 		if desc {
 			dir = "DESC"
@@ -155,12 +153,44 @@ func TestOrderingNullsLast(t *testing.T) {
 		if tc.include {
 			amount = "c.total_amount"
 		}
-		want := "ORDER BY " + amount + " IS NULL, " + amount + " " + dir + ", c.id ASC LIMIT $p0"
-		if !strings.Contains(cs.examples.Cypher, want) {
-			t.Errorf("desc=%v: %s\nlacks %q", desc, cs.examples.Cypher, want)
+		cs, err := compileContractSearch(graph.ContractQuery{Filter: graph.Filter{IncludeUnverified: tc.include, PartyCountry: "CN"},
+			OrderBy: graph.OrderTotalAmount, Desc: desc, Limit: 3})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if diff := cmp.Diff(map[string]any{"p0": 3}, map[string]any(cs.examples.Params)); diff != "" {
+		want := "ORDER BY " + amount + " IS NULL, " + amount + " " + dir + ", c.id ASC LIMIT $p1"
+		if !strings.Contains(cs.examples.Cypher, want) || cs.rest != nil {
+			t.Errorf("desc=%v, party country: %s\nlacks %q (or has a rest)", desc, cs.examples.Cypher, want)
+		}
+		if diff := cmp.Diff(map[string]any{"p0": "CN", "p1": 3}, map[string]any(cs.examples.Params)); diff != "" {
 			t.Errorf("params (-want +got):\n%s", diff)
+		}
+
+		cs, err = compileContractSearch(graph.ContractQuery{Filter: graph.Filter{IncludeUnverified: tc.include},
+			OrderBy: graph.OrderTotalAmount, Desc: desc, Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		has, missing := "c.total_amount IS NOT NULL", "c.total_amount IS NULL"
+		if !tc.include {
+			has += " AND NOT 'total_amount' IN coalesce(c.unverified_fields, [])"
+			missing = "(" + missing + " OR 'total_amount' IN coalesce(c.unverified_fields, []))"
+		}
+		want = "MATCH (c:Contract) WHERE " + has +
+			" WITH c ORDER BY c.total_amount " + dir + ", c.id ASC LIMIT $p0 "
+		if !strings.HasPrefix(cs.examples.Cypher, want) {
+			t.Errorf("desc=%v, every contract: %s\ndoes not start with %q", desc, cs.examples.Cypher, want)
+		}
+		if cs.rest == nil {
+			t.Fatalf("desc=%v, every contract: no rest", desc)
+		}
+		rest := cs.rest(2, 1)
+		want = "MATCH (c:Contract) WHERE " + missing + " WITH c ORDER BY c.id ASC SKIP $p1 LIMIT $p0 "
+		if !strings.HasPrefix(rest.Cypher, want) {
+			t.Errorf("desc=%v, rest: %s\ndoes not start with %q", desc, rest.Cypher, want)
+		}
+		if diff := cmp.Diff(map[string]any{"p0": 1, "p1": 2}, map[string]any(rest.Params)); diff != "" {
+			t.Errorf("rest params (-want +got):\n%s", diff)
 		}
 	}
 }

@@ -36,18 +36,44 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 		if res.TotalCount == 0 {
 			return nil
 		}
+		add := func(recs []*neo4j.Record) error {
+			for _, r := range recs {
+				cs := decodeSummary(r.AsMap())
+				if cs.Unverified, err = decodeUnverified(r.AsMap()); err != nil {
+					return fmt.Errorf("contract %q: unverified values: %w", cs.ContractID, err)
+				}
+				res.Examples = append(res.Examples, cs)
+			}
+			return nil
+		}
 		recs, err = collect(ctx, tx, cs.examples)
 		if err != nil {
 			return fmt.Errorf("examples: %w", err)
 		}
-		for _, r := range recs {
-			cs := decodeSummary(r.AsMap())
-			if cs.Unverified, err = decodeUnverified(r.AsMap()); err != nil {
-				return fmt.Errorf("contract %q: unverified values: %w", cs.ContractID, err)
-			}
-			res.Examples = append(res.Examples, cs)
+		if err := add(recs); err != nil {
+			return err
 		}
-		return nil
+		if cs.rest == nil || len(recs) == cs.limit {
+			return nil
+		}
+		// The contracts with a value ran out within the page: it goes on
+		// with those without. present is how many had one.
+		present := cs.offset + len(recs)
+		if len(recs) == 0 && cs.offset > 0 {
+			counted, err := collect(ctx, tx, *cs.present)
+			if err != nil {
+				return fmt.Errorf("count the examples with a value: %w", err)
+			}
+			present = int(getInt(counted[0].AsMap(), "total"))
+		}
+		if present >= res.TotalCount {
+			return nil
+		}
+		recs, err = collect(ctx, tx, cs.rest(max(0, cs.offset-present), cs.limit-len(recs)))
+		if err != nil {
+			return fmt.Errorf("examples without a value: %w", err)
+		}
+		return add(recs)
 	})
 	if err != nil {
 		return graph.ContractResult{}, fmt.Errorf("search contracts: %w", err)
