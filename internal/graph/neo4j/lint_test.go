@@ -77,6 +77,10 @@ func (d *dumper) contract(name string, q graph.ContractQuery) {
 	}
 	d.add(name+" (count)", cs.count)
 	d.add(name+" (examples)", cs.examples)
+	if cs.rest != nil { // the index-ordered examples' other two statements
+		d.add(name+" (examples without a value)", cs.rest(3, 2))
+		d.add(name+" (examples with a value)", *cs.present)
+	}
 }
 
 func (d *dumper) aggregate(name string, q graph.AggregateQuery) {
