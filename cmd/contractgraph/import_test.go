@@ -151,6 +151,8 @@ func TestProgressBarQuietOffTerminal(t *testing.T) {
 // stored and checks that it says how many contracts it kept, that this is
 // what the store holds, and that running it again imports the rest.
 func TestImportInterrupted(t *testing.T) {
+	defer func(n int) { importBatch = n }(importBatch)
+	importBatch = 1000 // four batches of the 4,000 contracts
 	dir := t.TempDir()
 	src, db := filepath.Join(dir, "gen.jsonl"), filepath.Join(dir, "cg.db")
 	if _, stderr, code := runContractgraph(t, "", "generate", "--contracts", "4000", "--seed", "3", "-o", src); code != 0 {

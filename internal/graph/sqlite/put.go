@@ -14,8 +14,12 @@ import (
 	"github.com/contractgraph/contractgraph/internal/graph"
 )
 
-// batchSize is how many contracts share one transaction.
-const batchSize = 1000
+// batchSize is how many contracts share one transaction. Each commit
+// writes every page the batch dirtied to the WAL, and the passage index
+// rewrites each term's tail block once per batch, so bigger batches cost
+// less per contract; the bound is memory (a batch's contracts, their
+// pending postings and dirty pages) and the work an interrupt rolls back.
+const batchSize = 5000
 
 // errRetrySlow aborts a batch written without savepoints because one
 // contract failed while being written.
@@ -219,6 +223,7 @@ var writeSQL = map[string]string{
 	"kindCount":      `SELECT count(*) FROM clause_kinds`,
 	"newKind":        `INSERT INTO clause_kinds(kind, bit) VALUES (?, ?)`,
 	"insDetails":     `INSERT INTO contract_details(contract_pk, title, summary, scope, duration, renewal_term, notice_period, currency, source_path, sha256, extracted_by, extracted_at, usage_input_tokens, usage_output_tokens, content_hash, provenance, unverified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insTimeline":    insTimelineSQL,
 	"insText":        `INSERT INTO contract_texts(contract_pk, text) VALUES (?, ?)`,
 	"insContractFTS": `INSERT INTO contract_fts(rowid, title, summary, scope) VALUES (?, ?, ?, ?)`,
 	"insRole":        `INSERT INTO contract_parties(contract_pk, ord, party_pk, name, role, location_pk, country, contract_type, unverified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -474,7 +479,7 @@ func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldP
 	if err != nil {
 		return err
 	}
-	if err := putTimeline(ctx, w.tx, newPK, c); err != nil {
+	if err := w.putTimeline(ctx, newPK, c); err != nil {
 		return err
 	}
 

@@ -18,7 +18,7 @@ const insTimelineSQL = `INSERT INTO contract_timelines(contract_pk, renewal_kind
 
 // putTimeline writes c's renewal fields and deadline bounds, when it has
 // any (a contract without an end date or renewal facts has no row).
-func putTimeline(ctx context.Context, tx *sql.Tx, pk int64, c *contract.Contract) error {
+func (w *writer) putTimeline(ctx context.Context, pk int64, c *contract.Contract) error {
 	first, last := graph.DeadlineBounds(c)
 	if first == "" && c.RenewalKind == "" && c.RenewalCount == 0 && c.TerminationNotice == "" {
 		return nil
@@ -27,7 +27,7 @@ func putTimeline(ctx context.Context, tx *sql.Tx, pk int64, c *contract.Contract
 	if c.RenewalCount != 0 {
 		count = c.RenewalCount
 	}
-	if _, err := tx.ExecContext(ctx, insTimelineSQL, pk, null(c.RenewalKind), count, null(c.TerminationNotice), null(first), null(last),
+	if err := w.exec(ctx, "insTimeline", pk, null(c.RenewalKind), count, null(c.TerminationNotice), null(first), null(last),
 		null(c.EndDate), null(c.RenewalTerm), null(c.NoticePeriod)); err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}
