@@ -112,10 +112,45 @@ func holdsStrings(t reflect.Type) bool {
 	return false
 }
 
+// anyBadText reports whether some string of v is one badText refuses. It
+// walks what checkTexts walks without building the paths, which cost an
+// allocation per slice element and struct field of every contract written:
+// the path is only worth building for the rare value that fails.
+func anyBadText(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.String:
+		s := v.String()
+		return strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s)
+	case reflect.Pointer, reflect.Interface:
+		return !v.IsNil() && anyBadText(v.Elem())
+	case reflect.Slice, reflect.Array:
+		if !hasStrings(v.Type().Elem()) {
+			return false
+		}
+		for i := range v.Len() {
+			if anyBadText(v.Index(i)) {
+				return true
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			if sf := t.Field(i); sf.IsExported() && hasStrings(sf.Type) && anyBadText(v.Field(i)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // textError names the field of a contract or statute that holds a NUL or
 // invalid UTF-8, or returns "" and nil.
 func textError(v any) (field, reason string) {
-	f, why := checkTexts(reflect.ValueOf(v), "")
+	rv := reflect.ValueOf(v)
+	if !anyBadText(rv) {
+		return "", ""
+	}
+	f, why := checkTexts(rv, "")
 	if why == "" {
 		return "", ""
 	}
