@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -300,7 +301,8 @@ func (a *app) importEmbeddings(ctx context.Context, eb graph.EmbeddingBackfiller
 // a failure, or a warning.
 type importEvent struct {
 	c       *contract.Contract
-	where   string // for a contract: file, record and id
+	p       *graph.Prepared // c prepared by the reader, or nil
+	where   string          // for a contract: file, record and id
 	failure string
 	warning error
 }
@@ -349,11 +351,13 @@ func runImport(ctx context.Context, store graph.Store, paths []string, opts impo
 					return nil
 				}
 				read.Add(1)
+				prep := r.Prepared
 				if c := r.Contract; c.Text != "" && len(c.Chunks) == 0 {
 					// Index the text for clause_search, as ingest does.
 					c.Chunks = retrieve.Chunk(c.Text, retrieve.ChunkOptions{})
+					prep = nil // prepared without the chunks
 				}
-				batch = append(batch, importEvent{c: r.Contract, where: fmt.Sprintf("%s: record %d (id %q)", path, r.Index, r.Contract.ID)})
+				batch = append(batch, importEvent{c: r.Contract, p: prep, where: fmt.Sprintf("%s: record %d (id %q)", path, r.Index, r.Contract.ID)})
 				if contracts++; contracts >= importBatch {
 					return send()
 				}
@@ -376,6 +380,7 @@ func runImport(ctx context.Context, store graph.Store, paths []string, opts impo
 	g.Go(func() error {
 		for batch := range batches {
 			var cs []*contract.Contract
+			var preps []*graph.Prepared
 			var where []string
 			for _, e := range batch {
 				switch {
@@ -386,6 +391,7 @@ func runImport(ctx context.Context, store graph.Store, paths []string, opts impo
 					errs.add(e.failure)
 				default:
 					cs = append(cs, e.c)
+					preps = append(preps, e.p)
 					where = append(where, e.where)
 				}
 			}
@@ -394,7 +400,15 @@ func runImport(ctx context.Context, store graph.Store, paths []string, opts impo
 			}
 			// On an interrupt, out covers the contracts of the batches
 			// that were committed: counted, they say what was kept.
-			out, err := store.PutContracts(gctx, cs)
+			var out []graph.PutOutcome
+			var err error
+			if pp, ok := store.(graph.PreparedPutter); ok && !slices.Contains(preps, nil) {
+				// The reader validated every contract with graph.Prepare:
+				// the store need not prepare them again.
+				out, err = pp.PutPrepared(gctx, preps)
+			} else {
+				out, err = store.PutContracts(gctx, cs)
+			}
 			countOutcomes(&sum, errs, out, where)
 			if err != nil {
 				return fmt.Errorf("import: %w", err)

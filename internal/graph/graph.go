@@ -404,6 +404,18 @@ type Store interface {
 	Close() error
 }
 
+// PreparedPutter is a Store that writes contracts its caller already ran
+// through Prepare (an importer that validates with it), so that a bulk
+// import prepares each contract once instead of twice.
+type PreparedPutter interface {
+	// PutPrepared is PutContracts for prepared contracts: each
+	// Prepared.Contract is written as PutContracts would write the
+	// contract it was prepared from, with the same outcomes and errors. A
+	// nil entry fails alone. The caller must not change a Prepared or
+	// its contract until PutPrepared returns.
+	PutPrepared(ctx context.Context, ps []*Prepared) ([]PutOutcome, error)
+}
+
 // ContractDeleter is a Store that deletes contracts.
 type ContractDeleter interface {
 	// DeleteContracts removes each stored contract of ids with its

@@ -20,6 +20,7 @@ import (
 	"unicode"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
 )
 
 // Format is an input format.
@@ -107,8 +108,12 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // Record is one contract read from an input, or the failure to read one.
 type Record struct {
 	Contract *contract.Contract // nil when Err is set
-	Source   string             // the input file
-	Index    int                // 1-based position in the input (record, row or line)
+	// Prepared is what graph.Prepare made of Contract, when the reader
+	// validated it that way (JSONL), for a graph.PreparedPutter; nil
+	// otherwise. It no longer holds once Contract is changed.
+	Prepared *graph.Prepared
+	Source   string // the input file
+	Index    int    // 1-based position in the input (record, row or line)
 	// Err is a *RecordError when the record could not be read; the contract
 	// is then left out.
 	Err error

@@ -54,7 +54,7 @@ func readJSONL(ctx context.Context, path string, r *bufio.Reader, lim Limits, fn
 				}
 			} else {
 				rec := Record{Source: path, Index: lineNo}
-				rec.Contract, rec.Err = decodeJSONLLine(path, lineNo, line)
+				rec.Contract, rec.Prepared, rec.Err = decodeJSONLLine(path, lineNo, line)
 				if at := invalidUTF8(line); at >= 0 && rec.Err == nil {
 					rec.Warnings = append(rec.Warnings, &RecordError{File: path, Record: recordLabel("line", lineNo, "id", rec.Contract.ID), Err: replacedUTF8(at)})
 				}
@@ -83,7 +83,7 @@ func checkHeader(line []byte) error {
 	return nil
 }
 
-func decodeJSONLLine(path string, lineNo int, line []byte) (*contract.Contract, error) {
+func decodeJSONLLine(path string, lineNo int, line []byte) (*contract.Contract, *graph.Prepared, error) {
 	var c contract.Contract
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
@@ -97,8 +97,8 @@ func decodeJSONLLine(path string, lineNo int, line []byte) (*contract.Contract, 
 		id, _ = peek.ID.(string)
 	}
 	label := recordLabel("line", lineNo, "id", id)
-	fail := func(field string, err error) (*contract.Contract, error) {
-		return nil, &RecordError{File: path, Record: label, Field: field, Err: err}
+	fail := func(field string, err error) (*contract.Contract, *graph.Prepared, error) {
+		return nil, nil, &RecordError{File: path, Record: label, Field: field, Err: err}
 	}
 	if err != nil {
 		if field, msg, ok := jsonmsg.Describe(err); ok {
@@ -109,10 +109,11 @@ func decodeJSONLLine(path string, lineNo int, line []byte) (*contract.Contract, 
 	if dec.More() {
 		return fail("", errors.New("more than one JSON value on the line"))
 	}
-	if field, err := Validate(&c); err != nil {
+	p, field, err := validate(&c)
+	if err != nil {
 		return fail(field, err)
 	}
-	return &c, nil
+	return &c, p, nil
 }
 
 // Validate checks a contract read from JSONL and canonicalises its clause
@@ -125,6 +126,12 @@ func decodeJSONLLine(path string, lineNo int, line []byte) (*contract.Contract, 
 // form (ISO codes, known contract and clause types, parseable durations),
 // so that an export re-imports unchanged and a typo is not stored.
 func Validate(c *contract.Contract) (field string, err error) {
+	_, field, err = validate(c)
+	return field, err
+}
+
+// validate is Validate, returning also what graph.Prepare made of c.
+func validate(c *contract.Contract) (*graph.Prepared, string, error) {
 	for _, d := range []struct{ field, v string }{{"effective_date", c.EffectiveDate}, {"end_date", c.EndDate}} {
 		if d.v == "" {
 			continue
@@ -133,34 +140,34 @@ func Validate(c *contract.Contract) (field string, err error) {
 			// Say why it is no date, or what it is in canonical form.
 			n, nerr := contract.NormalizeDate(d.v)
 			if nerr != nil {
-				return d.field, nerr
+				return nil, d.field, nerr
 			}
-			return d.field, fmt.Errorf("date %q must be written YYYY-MM-DD (%s)", d.v, n)
+			return nil, d.field, fmt.Errorf("date %q must be written YYYY-MM-DD (%s)", d.v, n)
 		}
 	}
 	if c.ContractType != "" {
 		t, err := contract.ParseContractType(c.ContractType, "")
 		if err != nil {
-			return "contract_type", err
+			return nil, "contract_type", err
 		}
 		c.ContractType = t
 	}
 	if c.Duration != "" {
 		if _, err := contract.ParseISODuration(c.Duration); err != nil {
-			return "duration", err
+			return nil, "duration", err
 		}
 	}
 	if c.Currency != "" {
 		if cur, ok := contract.NormalizeCurrency(c.Currency); !ok || cur != c.Currency {
-			return "currency", fmt.Errorf("%q is not an ISO 4217 code", c.Currency)
+			return nil, "currency", fmt.Errorf("%q is not an ISO 4217 code", c.Currency)
 		}
 	}
 	if f, err := validLocation("governing_law", c.GoverningLaw); err != nil {
-		return f, err
+		return nil, f, err
 	}
 	for i, p := range c.Parties {
 		if f, err := validLocation(fmt.Sprintf("parties[%d].location", i), p.Location); err != nil {
-			return f, err
+			return nil, f, err
 		}
 	}
 	for i := range c.Clauses {
@@ -168,21 +175,22 @@ func Validate(c *contract.Contract) (field string, err error) {
 		f := fmt.Sprintf("clauses[%d]", i)
 		typ, group, err := contract.ParseClauseType(cl.Type)
 		if err != nil {
-			return f + ".type", err
+			return nil, f + ".type", err
 		}
 		if cl.Group != "" && cl.Group != group {
-			return f + ".group", fmt.Errorf("%q is not the group of %q (%q)", cl.Group, typ, group)
+			return nil, f + ".group", fmt.Errorf("%q is not the group of %q (%q)", cl.Group, typ, group)
 		}
 		cl.Type, cl.Group = typ, group
 	}
-	if _, err := graph.Prepare(c); err != nil {
+	p, err := graph.Prepare(c)
+	if err != nil {
 		var fe *graph.FieldError
 		if errors.As(err, &fe) {
-			return fe.Field, errors.New(fe.Reason)
+			return nil, fe.Field, errors.New(fe.Reason)
 		}
-		return "", err
+		return nil, "", err
 	}
-	return "", nil
+	return p, "", nil
 }
 
 func validLocation(field string, l *contract.Location) (string, error) {

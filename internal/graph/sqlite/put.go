@@ -38,12 +38,33 @@ var errRetrySlow = errors.New("a contract failed mid-write")
 // are not used by default because each one makes FTS5 flush its pending
 // index, which would cost a small segment per contract.)
 func (s *Store) PutContracts(ctx context.Context, cs []*contract.Contract) ([]graph.PutOutcome, error) {
-	out := make([]graph.PutOutcome, 0, len(cs))
 	// Validation and hashing need no database: they run on another
 	// goroutine, ahead of the writer, and need no lock.
 	p := startPreparing(cs)
 	// Return only once the preparing goroutine is done with cs.
 	defer p.wait(len(cs) - 1)
+	return s.put(ctx, cs, p)
+}
+
+// PutPrepared writes contracts already prepared with graph.Prepare; see
+// graph.PreparedPutter.
+func (s *Store) PutPrepared(ctx context.Context, ps []*graph.Prepared) ([]graph.PutOutcome, error) {
+	cs := make([]*contract.Contract, len(ps))
+	p := &preparing{preps: ps, errs: make([]error, len(ps)), n: len(ps)}
+	for i, q := range ps {
+		if q == nil {
+			p.errs[i] = errors.New("nil contract")
+			continue
+		}
+		cs[i] = q.Contract
+	}
+	return s.put(ctx, cs, p)
+}
+
+// put writes cs in batches of batchSize, each in its transaction; p
+// prepares them.
+func (s *Store) put(ctx context.Context, cs []*contract.Contract, p *preparing) ([]graph.PutOutcome, error) {
+	out := make([]graph.PutOutcome, 0, len(cs))
 	for start := 0; start < len(cs); start += batchSize {
 		end := min(start+batchSize, len(cs))
 		batch, err := s.putBatch(ctx, cs[start:end], p, start, false)
@@ -816,4 +837,7 @@ func encodeVector(v []float32) []byte {
 	return b
 }
 
-var _ graph.ContractDeleter = (*Store)(nil)
+var (
+	_ graph.ContractDeleter = (*Store)(nil)
+	_ graph.PreparedPutter  = (*Store)(nil)
+)
