@@ -38,11 +38,11 @@ type passageDoc struct {
 	checked bool
 }
 
-func tokenizePassage(text, summary string) passageDoc {
+func (m *stemmer) tokenizePassage(text, summary string) passageDoc {
 	d := passageDoc{terms: map[string]uint32{}, checked: true}
 	for _, s := range []string{text, summary} {
-		ok := ftsTokens(s, func(t []byte) {
-			d.terms[string(t)]++
+		ok := foldedTokens(s, func(t []byte) {
+			d.terms[m.stem(t)]++
 			d.length++
 		})
 		d.checked = d.checked && ok
@@ -94,6 +94,7 @@ type indexWriter struct {
 	// changes to pending since it was opened.
 	undo      []pendingUndo
 	savepoint bool
+	stems     stemmer
 }
 
 type pendingUndo struct {
@@ -127,7 +128,7 @@ func (x *indexWriter) close() { x.q.close() }
 // add indexes a new passage when the batch flushes.
 func (x *indexWriter) add(id int64, text, summary string) {
 	if x.built {
-		x.set(id, tokenizePassage(text, summary), true)
+		x.set(id, x.stems.tokenizePassage(text, summary), true)
 	}
 }
 
@@ -180,7 +181,7 @@ func (x *indexWriter) removeContract(ctx context.Context, pk int64) error {
 			x.set(o.id, passageDoc{}, false)
 			continue
 		}
-		d := tokenizePassage(o.text, o.summary)
+		d := x.stems.tokenizePassage(o.text, o.summary)
 		passages++
 		tokens += int64(d.length)
 		if !d.checked {
@@ -467,7 +468,7 @@ func buildPassageIndex(db *sql.DB) error {
 				if src.chunks {
 					id = -pk
 				}
-				x.pending[id] = tokenizePassage(text, summary)
+				x.pending[id] = x.stems.tokenizePassage(text, summary)
 				after, n = pk, n+1
 				return nil
 			})

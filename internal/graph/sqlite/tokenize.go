@@ -174,6 +174,12 @@ func foldRune(r rune) rune {
 // slice), and reports whether s holds only characters whose treatment was
 // checked against FTS5 (valid UTF-8, ASCII or checkedRune).
 func ftsTokens(s string, emit func(term []byte)) (checked bool) {
+	return foldedTokens(s, func(tok []byte) { emit(porterStem(tok)) })
+}
+
+// foldedTokens is ftsTokens before stemming: emit gets each token folded
+// (lower case, diacritics removed) and may stem it in place.
+func foldedTokens(s string, emit func(tok []byte)) (checked bool) {
 	checked = utf8.ValidString(s)
 	var buf [64]byte
 	tok := buf[:0]
@@ -220,9 +226,38 @@ func ftsTokens(s string, emit func(term []byte)) (checked bool) {
 			}
 			i += n
 		}
-		emit(porterStem(tok))
+		emit(tok)
 	}
 	return checked
+}
+
+// maxStems bounds a stemmer's memo: a batch's passages repeat a small
+// vocabulary (a few thousand terms in 100,000 synthetic contracts), and
+// past the bound tokens are stemmed each time.
+const maxStems = 1 << 16
+
+// stemmer stems tokens as ftsTokens does, remembering each token's stem:
+// the passage index tokenizes every passage it writes, and stemming is
+// most of that. A stem depends on the token alone, so the memo cannot go
+// stale; it lives as long as one indexWriter.
+type stemmer struct {
+	stems map[string]string
+}
+
+// stem returns the stem of tok, which it may overwrite.
+func (m *stemmer) stem(tok []byte) string {
+	if st, ok := m.stems[string(tok)]; ok {
+		return st
+	}
+	raw := string(tok)
+	st := string(porterStem(tok))
+	if m.stems == nil {
+		m.stems = map[string]string{}
+	}
+	if len(m.stems) < maxStems {
+		m.stems[raw] = st
+	}
+	return st
 }
 
 // porterMaxToken is FTS5's limit above which tokens pass unstemmed.

@@ -208,3 +208,33 @@ func TestTokenizerFlagsUncheckedText(t *testing.T) {
 		}
 	}
 }
+
+// TestStemmerMatchesFTS5 checks the passage index's memoized stemming
+// against FTS5 on words seen for the first time and again (each is stemmed
+// in place, so a memo keyed by the stemmed bytes would answer wrongly the
+// second time), with a memo that fills up on the way.
+func TestStemmerMatchesFTS5(t *testing.T) {
+	words := strings.Fields("relational conditional rational valenci hesitanci digitizer conformabli " +
+		"radicalli differentli vileli analogousli vietnamization predication operator feudalism " +
+		"decisiveness hopefulness callousness formaliti sensitiviti sensibiliti Terminate terminated " +
+		"terminating termination TERMINATIONS liabilities liability Indemnify indemnified caresses ponies ties")
+	doc := strings.Join(append(slices.Clone(words), words...), " ")
+	want := fts5Terms(t, []string{doc})[0]
+	for _, limit := range []int{maxStems, 5} {
+		m := stemmer{}
+		var got []string
+		foldedTokens(doc, func(tok []byte) {
+			if len(m.stems) >= limit {
+				got = append(got, string(porterStem(tok)))
+				return
+			}
+			got = append(got, m.stem(tok))
+		})
+		if !slices.Equal(got, want) {
+			t.Errorf("memo of %d: stems %q, FTS5 %q", limit, got, want)
+		}
+		if d := m.tokenizePassage(doc, "Terminate"); d.length != uint32(len(want)+1) || d.terms["termin"] != 11 {
+			t.Errorf("tokenizePassage: length %d, %d × termin; want %d, 11", d.length, d.terms["termin"], len(want)+1)
+		}
+	}
+}
