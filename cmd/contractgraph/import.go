@@ -35,7 +35,7 @@ var importBatch = 5000
 // settings while an import reads and writes (see runImport).
 const (
 	importGCPercent   = 300
-	importMemoryLimit = 512 << 20
+	importMemoryLimit = 256 << 20
 )
 
 // importSummary is what an import did, printed at the end (--json prints it
