@@ -98,3 +98,26 @@ func TestCUADFamilies(t *testing.T) {
 		}
 	}
 }
+
+// TestCUADMayRefer checks that of CUAD's titles and openings, those that
+// ParseReference's quick test skips are matched by none of its
+// expressions.
+func TestCUADMayRefer(t *testing.T) {
+	recs := loadCUAD(t)
+	skipped := 0
+	for _, r := range recs {
+		for _, s := range []string{family.ClipUTF8(r.Title, family.MaxTitleBytes), family.ClipUTF8(r.Text, family.HeadBytes)} {
+			if family.MayRefer(s) {
+				continue
+			}
+			skipped++
+			if family.ReferenceMatches(s) {
+				t.Errorf("%s: mayRefer skips %q, which an expression matches", r.ID, s[:min(len(s), 200)])
+			}
+		}
+	}
+	if skipped == 0 {
+		t.Errorf("of %d contracts no title or opening was skipped: the quick test skips nothing", len(recs))
+	}
+	t.Logf("%d CUAD contracts, %d of their titles and openings skipped", len(recs), skipped)
+}

@@ -115,12 +115,22 @@ func Detect(records []Record, opts Options) Result {
 	refs := make([]*Reference, len(records))
 	byParty := map[string][]int{}
 	keys := make([]map[string]bool, len(records))
+	// A party's name recurs on many of its contracts: key it once.
+	nameKeys := map[string]string{}
+	partyKey := func(name string) string {
+		k, ok := nameKeys[name]
+		if !ok {
+			k = contract.PartyKey(name)
+			nameKeys[name] = k
+		}
+		return k
+	}
 	for i := range records {
 		if r, ok := ParseReference(records[i].Title, records[i].Text); ok {
 			refs[i] = &r
 			res.Documents++
 		}
-		keys[i] = partyKeys(records[i].Parties)
+		keys[i] = partyKeys(records[i].Parties, partyKey)
 		for k := range keys[i] {
 			byParty[k] = append(byParty[k], i)
 		}
@@ -130,6 +140,7 @@ func Detect(records []Record, opts Options) Result {
 			continue
 		}
 		doc := &records[i]
+		want := wantedWords(ref, partyWords(doc.Parties, partyKey))
 		seen := map[int]bool{i: true}
 		var cands []scored
 		for k := range keys[i] {
@@ -141,7 +152,7 @@ func Detect(records []Record, opts Options) Result {
 				if refs[j] != nil && !refs[j].Restates {
 					continue // an amendment is not a master; a restatement is
 				}
-				if s, ok := score(doc, ref, keys[i], &records[j], keys[j]); ok {
+				if s, ok := score(doc, ref, want, keys[i], &records[j], keys[j]); ok {
 					s.index = j
 					cands = append(cands, s)
 				}
@@ -192,12 +203,34 @@ const (
 	dateWeight  = 0.25
 )
 
+// wanted is the words of a reference's agreement name that say what type
+// of agreement it is (want), and the words a candidate's title is read
+// without (exclude).
+type wanted struct {
+	want    []string
+	exclude map[string]bool
+}
+
+// wantedWords are the type words of ref's agreement name. Party names
+// inside an agreement's name say nothing of its type, unless they are all
+// it says ("Services Agreement" between Federated Advisory Services and
+// ...): partyWords are left out unless nothing else is left.
+func wantedWords(ref *Reference, partyWords map[string]bool) wanted {
+	exclude := partyWords
+	want := typeWords(ref.Master, exclude)
+	if len(want) == 0 {
+		exclude = nil
+		want = typeWords(ref.Master, nil)
+	}
+	return wanted{want: want, exclude: exclude}
+}
+
 // score weighs candidate as the master doc's reference names: shared
-// parties, the agreement's name against the candidate's title and type,
-// and the referenced date against the candidate's effective date. ok is
-// false for a candidate that cannot be the master (a restatement's
-// candidate must be an earlier version).
-func score(doc *Record, ref *Reference, docKeys map[string]bool, cand *Record, candKeys map[string]bool) (scored, bool) {
+// parties, the agreement's name (its type words, w) against the
+// candidate's title and type, and the referenced date against the
+// candidate's effective date. ok is false for a candidate that cannot be
+// the master (a restatement's candidate must be an earlier version).
+func score(doc *Record, ref *Reference, w wanted, docKeys map[string]bool, cand *Record, candKeys map[string]bool) (scored, bool) {
 	shared := 0
 	for k := range docKeys {
 		if candKeys[k] {
@@ -211,22 +244,14 @@ func score(doc *Record, ref *Reference, docKeys map[string]bool, cand *Record, c
 	var why []string
 	why = append(why, fmt.Sprintf("parties %.2f", party))
 
-	// Party names inside an agreement's name say nothing of its type,
-	// unless they are all it says ("Services Agreement" between
-	// Federated Advisory Services and ...).
-	exclude := partyWords(doc.Parties)
-	want := typeWords(ref.Master, exclude)
-	if len(want) == 0 {
-		exclude = nil
-		want = typeWords(ref.Master, nil)
-	}
+	want := w.want
 	name := 0.5 // the reference names no agreement type: neither for nor against
 	if len(want) > 0 {
 		title := cand.Title
 		if strings.TrimSpace(title) == "" {
 			title = cand.ContractType
 		}
-		have := typeWords(title, exclude)
+		have := typeWords(title, w.exclude)
 		name = dice(want, have)
 		why = append(why, fmt.Sprintf("name %.2f", name))
 	}
@@ -266,15 +291,16 @@ func score(doc *Record, ref *Reference, docKeys map[string]bool, cand *Record, c
 }
 
 // partyKeys are the keys a record's parties are matched by: the store's
-// resolved id, and the party key of the name, so that spellings entity
-// resolution left apart still match.
-func partyKeys(ps []Party) map[string]bool {
+// resolved id, and the party key of the name (by key, which is
+// contract.PartyKey), so that spellings entity resolution left apart
+// still match.
+func partyKeys(ps []Party, key func(string) string) map[string]bool {
 	out := map[string]bool{}
 	for _, p := range ps {
 		if p.ID != "" {
 			out["id:"+p.ID] = true
 		}
-		if k := contract.PartyKey(p.Name); k != "" && len(k) <= 200 {
+		if k := key(p.Name); k != "" && len(k) <= 200 {
 			out["name:"+k] = true
 		}
 	}
@@ -283,11 +309,12 @@ func partyKeys(ps []Party) map[string]bool {
 
 // partyWords are the words of the parties' names, which an agreement's
 // name may include ("Heritage Foods and Premier Nutrition Manufacturing
-// Agreement") but which say nothing of its type.
-func partyWords(ps []Party) map[string]bool {
+// Agreement") but which say nothing of its type; key is
+// contract.PartyKey.
+func partyWords(ps []Party, key func(string) string) map[string]bool {
 	out := map[string]bool{}
 	for _, p := range ps {
-		for _, w := range strings.Fields(contract.PartyKey(p.Name)) {
+		for _, w := range strings.Fields(key(p.Name)) {
 			out[stem(w)] = true
 		}
 	}

@@ -144,13 +144,54 @@ var ordinals = map[string]string{
 func ParseReference(title, text string) (ref Reference, ok bool) {
 	head := clipUTF8(text, HeadBytes)
 	title = clipUTF8(title, maxTitleBytes)
-	if r, ok := strictReference(head, SourceText); ok && (r.Evidence.Start < openingBytes || looseDocRE.MatchString(title)) {
-		return r, true
+	// Most contracts refer to nothing, and the expressions are slow to
+	// find that out: skip them where no document word is.
+	inHead, inTitle := mayRefer(head), mayRefer(title)
+	if inHead {
+		if r, ok := strictReference(head, SourceText); ok && (r.Evidence.Start < openingBytes || inTitle && looseDocRE.MatchString(title)) {
+			return r, true
+		}
+	}
+	if !inTitle {
+		return Reference{}, false
 	}
 	if r, ok := strictReference(title, SourceTitle); ok {
 		return r, true
 	}
 	return looseTitleReference(title, head)
+}
+
+// documentWords hold, in lower case, a part of every document word that
+// referenceRE, restatedRE and looseDocRE match ("amend" of "amended and
+// restated", "order" of "work order", "&" of "A&R").
+var documentWords = []string{"amend", "statement", "sow", "order", "schedule", "addendum", "supplement",
+	"rider", "annex", "appendix", "attachment", "exhibit", "&"}
+
+// mayRefer reports whether s holds one of documentWords, matched as the
+// expressions' (?i) matches: ASCII letters in either case, and the two
+// other characters that fold to one (U+017F ſ to s, U+212A Kelvin K to
+// k). When it is false none of the expressions matches s.
+func mayRefer(s string) bool {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case 'A' <= r && r <= 'Z':
+			r += 'a' - 'A'
+		case r == '\u017f':
+			r = 's'
+		case r == '\u212a':
+			r = 'k'
+		}
+		b.WriteRune(r)
+	}
+	folded := b.String()
+	for _, w := range documentWords {
+		if strings.Contains(folded, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // strictReference finds the first reference in s that names its master.

@@ -3,6 +3,7 @@ package family
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -96,6 +97,11 @@ func FuzzParseReference(f *testing.F) {
 	f.Add("Amendment n° 01", "Amendment n° 01 to the Global Maintenance Agreement dated March 9t h , 2015")
 	f.Add("\xff\xfe", "amendment to the \xc3 agreement")
 	f.Fuzz(func(t *testing.T, title, text string) {
+		for _, s := range []string{title, text} {
+			if !mayRefer(s) && referenceMatches(s) {
+				t.Fatalf("mayRefer skips %q, which an expression matches", s)
+			}
+		}
 		r, ok := ParseReference(title, text)
 		if !ok {
 			return
@@ -115,4 +121,56 @@ func FuzzParseReference(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMayReferFolds checks that mayRefer folds every character that the
+// expressions' (?i) matches an ASCII letter with: the ASCII capitals and
+// the two characters outside ASCII whose case orbit holds a letter.
+func TestMayReferFolds(t *testing.T) {
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < utf8.RuneSelf && unicode.IsLetter(f) && r != '\u017f' && r != '\u212a' {
+				t.Errorf("%U folds to %q, which mayRefer does not know", r, f)
+			}
+		}
+	}
+}
+
+// referenceMatches reports whether an expression of ParseReference
+// matches s.
+func referenceMatches(s string) bool {
+	return referenceRE.MatchString(s) || restatedRE.MatchString(s) || looseDocRE.MatchString(s)
+}
+
+// TestMayRefer checks that every document word the expressions know
+// passes the quick test, in any case (TestCUADMayRefer checks what it
+// skips).
+func TestMayRefer(t *testing.T) {
+	matches := referenceMatches
+	for _, s := range []string{
+		"Amendment No. 2 to the Distribution Agreement", "amend. to the Supply Agreement",
+		"Amended and Restated Credit Agreement", "Amendment and Restatement of the Loan Agreement",
+		"Amendment and Termination of the Lease Agreement", "Statement of Work No. 1 under the Services Agreement",
+		"SOW 3 under the Master Services Agreement", "Work Order 1 under the Services Agreement",
+		"Task Order 7 under the Consulting Agreement", "Change Order 2 to the Construction Contract",
+		"Order Form under the Subscription Agreement", "Schedule A to the Supply Agreement",
+		"Addendum to the License Agreement", "Supplement No. 1 to the Indenture Agreement",
+		"Rider to the Lease Agreement", "Annex B to the Purchase Agreement", "Appendix C to the Services Agreement",
+		"Attachment 1 to the Hosting Agreement", "Exhibit A to the Supply Agreement", "A&R Credit Agreement",
+		"A & R Credit Agreement", "Amended and Re\u017ftated Credit Agreement", "First Amendment", "Customization Schedule",
+	} {
+		for _, v := range []string{s, strings.ToUpper(s), strings.ToLower(s)} {
+			if !matches(v) {
+				t.Errorf("%q: no expression matches it; the case is wrong", v)
+			}
+			if !mayRefer(v) {
+				t.Errorf("mayRefer(%q) = false, but the expressions match it", v)
+			}
+		}
+	}
+	for _, s := range []string{"Service Agreement", "Master Services Agreement dated March 1, 1999", ""} {
+		if mayRefer(s) {
+			t.Errorf("mayRefer(%q) = true: it holds no document word", s)
+		}
+	}
 }
