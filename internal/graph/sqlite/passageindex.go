@@ -105,7 +105,7 @@ type pendingUndo struct {
 
 func newIndexWriter(ctx context.Context, tx *sql.Tx) (*indexWriter, error) {
 	x := &indexWriter{tx: tx, q: stmtCache{tx: tx}, pending: map[int64]passageDoc{}}
-	if err := tx.QueryRowContext(ctx, `SELECT built FROM passage_stats WHERE id = 1`).Scan(&x.built); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT built <> 0 FROM passage_stats WHERE id = 1`).Scan(&x.built); err != nil {
 		return nil, fmt.Errorf("passage index: read stats: %w", err)
 	}
 	return x, nil
@@ -420,16 +420,28 @@ func (x *indexWriter) insertPostings(ctx context.Context, term string, ps []post
 	return nil
 }
 
+// passageRules is the version of the rules the passage index is built by:
+// the tokenizer (tokenize.go) and the code points it is unsure of
+// (fts5Differs), which decide the postings and which passages count as
+// unchecked. passage_stats.built holds the version that built the store's
+// index: 0 while it is not built, 1 for the rules of migration 0100 with
+// today's fts5Differs. Any change of those rules must increment it; Open
+// then builds the index again, so that no store keeps postings or an
+// unchecked count the rules no longer give.
+const passageRules = 1
+
 // buildPassageIndex indexes every passage of a store whose passages
-// predate the index (passage_stats.built = 0), in one transaction; until
-// then the search uses FTS5 alone and puts leave the index alone.
-func buildPassageIndex(db *sql.DB) error {
+// predate the index (passage_stats.built = 0) or were indexed by other
+// rules (built ≠ passageRules), in one transaction, telling progress how
+// far it is; until then the search uses FTS5 alone and puts leave the
+// index alone.
+func buildPassageIndex(db *sql.DB, progress func(Progress)) error {
 	ctx := context.Background()
-	var built bool
+	var built int64
 	if err := db.QueryRowContext(ctx, `SELECT built FROM passage_stats WHERE id = 1`).Scan(&built); err != nil {
 		return fmt.Errorf("passage index: read stats: %w", err)
 	}
-	if built {
+	if built == passageRules {
 		return nil
 	}
 	tx, err := db.BeginTx(ctx, nil)
@@ -437,8 +449,15 @@ func buildPassageIndex(db *sql.DB) error {
 		return fmt.Errorf("passage index: begin: %w", err)
 	}
 	defer tx.Rollback()
+	var total int64
+	err = tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM clauses WHERE coalesce(text, '') <> '' OR coalesce(summary, '') <> '')
+		+ (SELECT count(*) FROM chunks)`).Scan(&total)
+	if err != nil {
+		return fmt.Errorf("passage index: count passages: %w", err)
+	}
+	progress(Progress{Step: StepPassageIndex, Total: total})
 	for _, q := range []string{`DELETE FROM passage_terms`, `DELETE FROM passage_postings`,
-		`UPDATE passage_stats SET passages = 0, tokens = 0, unchecked = 0, built = 1 WHERE id = 1`} {
+		`UPDATE passage_stats SET passages = 0, tokens = 0, unchecked = 0, built = 0 WHERE id = 1`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("passage index: reset: %w", err)
 		}
@@ -447,6 +466,7 @@ func buildPassageIndex(db *sql.DB) error {
 	defer x.close()
 	// Pages of passages by key: each is read in full, then written, since
 	// the transaction's one connection cannot write while it reads.
+	var done int64
 	for _, src := range []struct {
 		query  string
 		chunks bool // ids are -pk
@@ -481,8 +501,18 @@ func buildPassageIndex(db *sql.DB) error {
 			if n == 0 {
 				break
 			}
+			done += int64(n)
+			progress(Progress{Step: StepPassageIndex, Done: min(done, total), Total: total})
 		}
 	}
+	if _, err := tx.ExecContext(ctx, `UPDATE passage_stats SET built = ? WHERE id = 1`, passageRules); err != nil {
+		return fmt.Errorf("passage index: record the rules: %w", err)
+	}
+	if done != total {
+		// Counted in the same transaction: only a bug makes them differ.
+		return fmt.Errorf("passage index: indexed %d passages of %d counted", done, total)
+	}
+	progress(Progress{Step: StepPassageIndex, Done: total, Total: total})
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("passage index: commit: %w", err)
 	}

@@ -68,7 +68,7 @@ type rankBlock struct {
 func newIndexRanking(ctx context.Context, tx *sql.Tx, query string) (*indexRanking, error) {
 	var n, tokens, unchecked int64
 	var built bool
-	err := tx.QueryRowContext(ctx, `SELECT passages, tokens, unchecked, built FROM passage_stats WHERE id = 1`).Scan(&n, &tokens, &unchecked, &built)
+	err := tx.QueryRowContext(ctx, `SELECT passages, tokens, unchecked, built <> 0 FROM passage_stats WHERE id = 1`).Scan(&n, &tokens, &unchecked, &built)
 	if err != nil {
 		return nil, fmt.Errorf("passage index stats: %w", err)
 	}

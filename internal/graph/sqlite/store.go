@@ -42,12 +42,39 @@ type Store struct {
 }
 
 // Open opens (creating if needed) the store in the SQLite file at path and
-// brings its schema up to date.
+// brings its schema up to date. It is OpenWith without options.
 func Open(path string) (*Store, error) {
-	return open(path, migrationFS)
+	return open(path, migrationFS, Options{})
 }
 
-func open(path string, migrations fs.FS) (*Store, error) {
+// Options are the optional settings of OpenWith.
+type Options struct {
+	// Progress, when set, is told how far Open has got with what it builds
+	// again for an upgraded store: the passage index of a store whose
+	// passages predate it (migration 0100) or were indexed by other
+	// tokenizer rules (passageRules), which takes a minute at 100k
+	// contracts. It is called when a step starts (Done 0), as it goes and
+	// when it ends (Done == Total). Without it Open is silent.
+	Progress func(Progress)
+}
+
+// Progress is how far a step of Open is.
+type Progress struct {
+	// Step is what Open is doing: StepPassageIndex.
+	Step string
+	// Done of Total units (passages).
+	Done, Total int64
+}
+
+// StepPassageIndex is the step that indexes every stored passage.
+const StepPassageIndex = "indexing passages"
+
+// OpenWith is Open with options.
+func OpenWith(path string, opts Options) (*Store, error) {
+	return open(path, migrationFS, opts)
+}
+
+func open(path string, migrations fs.FS, opts Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("open sqlite store: empty path")
 	}
@@ -87,7 +114,11 @@ func open(path string, migrations fs.FS) (*Store, error) {
 			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 		}
 	}
-	if err := buildPassageIndex(wdb); err != nil {
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+	if err := buildPassageIndex(wdb, progress); err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}

@@ -73,7 +73,7 @@ func TestMigrationFailureKeepsPreviousVersion(t *testing.T) {
 		"0001_a.sql": {Data: []byte("CREATE TABLE a (x INTEGER);")},
 		"0002_b.sql": {Data: []byte("CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);")},
 	}
-	_, err := open(path, src)
+	_, err := open(path, src, Options{})
 	if err == nil || !strings.Contains(err.Error(), "0002_b.sql") {
 		t.Fatalf("open with a broken migration: err = %v, want one naming 0002_b.sql", err)
 	}
