@@ -23,7 +23,7 @@ func (a *app) openStore(ctx context.Context) (graph.Store, error) {
 		if a.cfg.DB == "" {
 			return nil, usageError(errors.New("--db is empty: name the SQLite database file"))
 		}
-		return sqlite.Open(a.cfg.DB)
+		return sqlite.OpenWith(a.cfg.DB, sqlite.Options{Progress: a.upgradeProgress()})
 	case "neo4j":
 		// Connection settings come from the standard Neo4j variables; the
 		// optional read-only user runs text2cypher's model-written queries.
@@ -36,6 +36,27 @@ func (a *app) openStore(ctx context.Context) (graph.Store, error) {
 		return neo4j.Open(ctx, cfg)
 	default:
 		return nil, usageError(fmt.Errorf("unknown --store %q; valid values: %s", a.cfg.Store, storeNames))
+	}
+}
+
+// upgradeProgress reports on stderr what opening an upgraded SQLite store
+// builds again (its passage index, a minute at 100k contracts), so that
+// the first command after an upgrade does not look stuck: a line when a
+// step starts, and a bar on a terminal.
+func (a *app) upgradeProgress() func(sqlite.Progress) {
+	bar := newProgressBar(a.stderr, a.cfg.JSON)
+	return func(p sqlite.Progress) {
+		if p.Total == 0 {
+			return
+		}
+		if p.Done == 0 {
+			fmt.Fprintf(a.stderr, "upgrading %s: %s (%d), once for this version\n", a.cfg.DB, p.Step, p.Total)
+			bar.startUnit("upgrading the store: "+p.Step, "passages")
+		}
+		bar.update(p.Done, p.Total, int(p.Done))
+		if p.Done == p.Total {
+			bar.clear()
+		}
 	}
 }
 
