@@ -105,12 +105,13 @@ func (a *app) runFamilies(ctx context.Context, store graph.Store, opts family.Op
 		total = int64(r.TotalCount)
 	}
 	bar.startUnit("families: reading contracts", "contracts")
-	var recs []family.Record
-	titles := map[string]string{}
+	// Each record is parsed as it is read, so that no text is held after.
+	det := family.NewDetector(opts)
+	n := 0
 	add := func(r family.Record) {
-		recs = append(recs, r)
-		titles[r.ID] = r.Title
-		bar.update(int64(len(recs)), total, len(recs))
+		det.Add(r)
+		n++
+		bar.update(int64(n), total, n)
 	}
 	var err error
 	if hl, ok := store.(graph.ContractHeadLister); ok {
@@ -130,11 +131,12 @@ func (a *app) runFamilies(ctx context.Context, store graph.Store, opts family.Op
 	if err != nil {
 		return nil, fmt.Errorf("families: %w", err)
 	}
-	res := family.Detect(recs, opts)
-	rep := &familyReport{Result: res, Titles: map[string]string{}}
+	res := det.Result()
+	var linked []string
 	for _, l := range res.Links {
-		rep.Titles[l.From], rep.Titles[l.To] = titles[l.From], titles[l.To]
+		linked = append(linked, l.From, l.To)
 	}
+	rep := &familyReport{Result: res, Titles: det.Titles(linked)}
 	rep.Linked = len(res.Links)
 	if dryRun {
 		return rep, nil

@@ -105,34 +105,104 @@ const (
 // later restatement. Links are sorted by From, then To; unresolved
 // references by contract id.
 func Detect(records []Record, opts Options) Result {
+	d := NewDetector(opts)
+	for _, r := range records {
+		d.Add(r)
+	}
+	return d.Result()
+}
+
+// Detector is Detect over records added one by one. It keeps of each
+// record what linking reads after its reference is parsed, not its text or
+// parties, so that detection over a store holds each text only while the
+// record is added.
+type Detector struct {
+	opts    Options
+	records []Record // without Text and Parties
+	refs    []*Reference
+	want    []wanted   // of the records with a reference
+	keys    [][]string // sorted party keys of each record
+	byParty map[string][]int
+	// keyOf interns party keys: a party's name and id recur on many of
+	// its contracts.
+	keyOf    map[string]string
+	nameKeys map[string]string
+}
+
+// NewDetector returns a Detector with opts (see Detect).
+func NewDetector(opts Options) *Detector {
 	if opts.Threshold <= 0 {
 		opts.Threshold = DefaultThreshold
 	}
 	if opts.Margin <= 0 {
 		opts.Margin = DefaultMargin
 	}
-	res := Result{Links: []Link{}, Unresolved: []Unresolved{}}
-	refs := make([]*Reference, len(records))
-	byParty := map[string][]int{}
-	keys := make([]map[string]bool, len(records))
-	// A party's name recurs on many of its contracts: key it once.
-	nameKeys := map[string]string{}
-	partyKey := func(name string) string {
-		k, ok := nameKeys[name]
-		if !ok {
-			k = contract.PartyKey(name)
-			nameKeys[name] = k
-		}
-		return k
+	return &Detector{opts: opts, byParty: map[string][]int{}, keyOf: map[string]string{}, nameKeys: map[string]string{}}
+}
+
+// partyKey is contract.PartyKey of name, computed once per name.
+func (d *Detector) partyKey(name string) string {
+	k, ok := d.nameKeys[name]
+	if !ok {
+		k = contract.PartyKey(name)
+		d.nameKeys[name] = k
 	}
-	for i := range records {
-		if r, ok := ParseReference(records[i].Title, records[i].Text); ok {
-			refs[i] = &r
-			res.Documents++
+	return k
+}
+
+// intern returns prefix+s, one string for every record that has it.
+func (d *Detector) intern(prefix, s string) string {
+	k := prefix + s
+	if v, ok := d.keyOf[k]; ok {
+		return v
+	}
+	d.keyOf[k] = k
+	return k
+}
+
+// Add adds a record. Its reference, if any, is parsed now.
+func (d *Detector) Add(r Record) {
+	i := len(d.records)
+	var ref *Reference
+	var want wanted
+	if parsed, ok := ParseReference(r.Title, r.Text); ok {
+		ref = &parsed
+		want = wantedWords(ref, partyWords(r.Parties, d.partyKey))
+	}
+	keys := d.partyKeys(r.Parties)
+	for _, k := range keys {
+		d.byParty[k] = append(d.byParty[k], i)
+	}
+	r.Text, r.Parties = "", nil
+	d.records = append(d.records, r)
+	d.refs = append(d.refs, ref)
+	d.want = append(d.want, want)
+	d.keys = append(d.keys, keys)
+}
+
+// Titles returns the titles of the records added with the ids of want,
+// in one pass over the records.
+func (d *Detector) Titles(want []string) map[string]string {
+	wanted := make(map[string]bool, len(want))
+	for _, id := range want {
+		wanted[id] = true
+	}
+	out := make(map[string]string, len(want))
+	for _, r := range d.records {
+		if wanted[r.ID] {
+			out[r.ID] = r.Title
 		}
-		keys[i] = partyKeys(records[i].Parties, partyKey)
-		for k := range keys[i] {
-			byParty[k] = append(byParty[k], i)
+	}
+	return out
+}
+
+// Result links the records added so far (see Detect).
+func (d *Detector) Result() Result {
+	opts, records, refs, keys, byParty := d.opts, d.records, d.refs, d.keys, d.byParty
+	res := Result{Links: []Link{}, Unresolved: []Unresolved{}}
+	for _, ref := range refs {
+		if ref != nil {
+			res.Documents++
 		}
 	}
 	for i, ref := range refs {
@@ -140,10 +210,10 @@ func Detect(records []Record, opts Options) Result {
 			continue
 		}
 		doc := &records[i]
-		want := wantedWords(ref, partyWords(doc.Parties, partyKey))
+		want := d.want[i]
 		seen := map[int]bool{i: true}
 		var cands []scored
-		for k := range keys[i] {
+		for _, k := range keys[i] {
 			for _, j := range byParty[k] {
 				if seen[j] {
 					continue
@@ -230,10 +300,10 @@ func wantedWords(ref *Reference, partyWords map[string]bool) wanted {
 // candidate's title and type, and the referenced date against the
 // candidate's effective date. ok is false for a candidate that cannot be
 // the master (a restatement's candidate must be an earlier version).
-func score(doc *Record, ref *Reference, w wanted, docKeys map[string]bool, cand *Record, candKeys map[string]bool) (scored, bool) {
+func score(doc *Record, ref *Reference, w wanted, docKeys []string, cand *Record, candKeys []string) (scored, bool) {
 	shared := 0
-	for k := range docKeys {
-		if candKeys[k] {
+	for _, k := range docKeys {
+		if _, ok := slices.BinarySearch(candKeys, k); ok {
 			shared++
 		}
 	}
@@ -290,21 +360,21 @@ func score(doc *Record, ref *Reference, w wanted, docKeys map[string]bool, cand 
 	return scored{score: s, reason: strings.Join(why, ", ")}, true
 }
 
-// partyKeys are the keys a record's parties are matched by: the store's
-// resolved id, and the party key of the name (by key, which is
-// contract.PartyKey), so that spellings entity resolution left apart
-// still match.
-func partyKeys(ps []Party, key func(string) string) map[string]bool {
-	out := map[string]bool{}
+// partyKeys are the keys a record's parties are matched by, sorted and
+// without repeats: the store's resolved id, and the party key of the
+// name, so that spellings entity resolution left apart still match.
+func (d *Detector) partyKeys(ps []Party) []string {
+	var out []string
 	for _, p := range ps {
 		if p.ID != "" {
-			out["id:"+p.ID] = true
+			out = append(out, d.intern("id:", p.ID))
 		}
-		if k := key(p.Name); k != "" && len(k) <= 200 {
-			out["name:"+k] = true
+		if k := d.partyKey(p.Name); k != "" && len(k) <= 200 {
+			out = append(out, d.intern("name:", k))
 		}
 	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // partyWords are the words of the parties' names, which an agreement's

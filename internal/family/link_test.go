@@ -105,3 +105,24 @@ func textOf(records []Record, id string) string {
 	}
 	return ""
 }
+
+// TestDetectorTitles checks that a Detector, which keeps no text, still
+// gives the titles of the contracts it links, and only those asked for.
+func TestDetectorTitles(t *testing.T) {
+	acme := Party{ID: "p-acme", Name: "Acme, Inc."}
+	d := NewDetector(Options{})
+	d.Add(Record{ID: "msa", Title: "Master Services Agreement", EffectiveDate: "2019-01-01", Parties: []Party{acme},
+		Text: "MASTER SERVICES AGREEMENT dated January 1, 2019"})
+	d.Add(Record{ID: "sow1", Title: "Statement of Work No. 1", EffectiveDate: "2019-02-01", Parties: []Party{acme},
+		Text: "STATEMENT OF WORK NO. 1 under the Master Services Agreement dated January 1, 2019"})
+	d.Add(Record{ID: "nda", Title: "Mutual NDA", Parties: []Party{acme}, Text: "MUTUAL NONDISCLOSURE AGREEMENT"})
+	res := d.Result()
+	if len(res.Links) != 1 || res.Links[0].From != "sow1" || res.Links[0].To != "msa" {
+		t.Fatalf("links %+v: want sow1 -> msa", res.Links)
+	}
+	got := d.Titles([]string{"sow1", "msa", "missing"})
+	want := map[string]string{"sow1": "Statement of Work No. 1", "msa": "Master Services Agreement"}
+	if len(got) != len(want) || got["sow1"] != want["sow1"] || got["msa"] != want["msa"] {
+		t.Errorf("titles %v, want %v", got, want)
+	}
+}
