@@ -67,7 +67,8 @@ func TestOpenReportsPassageIndexBuild(t *testing.T) {
 	checkProgress(t, seen, total)
 	checkPassageIndex(t, s)
 	s.Close()
-	s, seen = openWatched(t, path)
+	again, seen := openWatched(t, path)
+	defer again.Close()
 	if len(seen) != 0 {
 		t.Errorf("an Open with an index built by today's rules reported %+v", seen)
 	}
