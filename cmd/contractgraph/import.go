@@ -31,6 +31,25 @@ import (
 // once per batch). Tests lower it to see more than one batch.
 var importBatch = 5000
 
+// importBatchBytes bounds a batch by the text it carries as well as by
+// count: 5,000 synthetic contracts of a few KiB each are ~15 MiB, but as
+// many full-length agreements (CUAD's average ~50 KiB, some over 300 KiB)
+// would be gigabytes, with up to four batches alive at once. Tests lower
+// it.
+var importBatchBytes = 32 << 20
+
+// textBytes estimates what a contract holds in memory: its texts.
+func textBytes(c *contract.Contract) int {
+	n := len(c.Text) + len(c.Summary)
+	for i := range c.Clauses {
+		n += len(c.Clauses[i].Text) + len(c.Clauses[i].Summary)
+	}
+	for i := range c.Chunks {
+		n += len(c.Chunks[i].Text)
+	}
+	return n
+}
+
 // importGCPercent and importMemoryLimit are the garbage collector's
 // settings while an import reads and writes (see runImport).
 const (
@@ -341,11 +360,11 @@ func runImport(ctx context.Context, store graph.Store, paths []string, opts impo
 	g.Go(func() error {
 		defer close(batches)
 		var batch []importEvent
-		contracts := 0
+		contracts, size := 0, 0
 		send := func() error {
 			select {
 			case batches <- batch:
-				batch, contracts = nil, 0
+				batch, contracts, size = nil, 0, 0
 				return nil
 			case <-gctx.Done():
 				return gctx.Err()
@@ -375,7 +394,8 @@ func runImport(ctx context.Context, store graph.Store, paths []string, opts impo
 					prep = nil // prepared without the chunks
 				}
 				batch = append(batch, importEvent{c: r.Contract, p: prep, where: fmt.Sprintf("%s: record %d (id %q)", path, r.Index, r.Contract.ID)})
-				if contracts++; contracts >= importBatch {
+				size += textBytes(r.Contract)
+				if contracts++; contracts >= importBatch || size >= importBatchBytes {
 					return send()
 				}
 				return nil

@@ -1,10 +1,20 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/contractgraph/contractgraph/internal/contract"
+	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
+	"github.com/contractgraph/contractgraph/internal/importer"
 )
 
 func TestMain(m *testing.M) {
@@ -56,5 +66,68 @@ func TestProgressBarLogsToFile(t *testing.T) {
 	want := "slow:  33% (10 parties)\nslow:  67% (20 parties)\nslow: 100% (30 parties)\n"
 	if string(got) != want {
 		t.Errorf("log lines = %q, want %q", got, want)
+	}
+}
+
+// batchCounter is a real store that records the size of each batch the
+// import writes.
+type batchCounter struct {
+	graph.Store
+	sizes []int
+}
+
+func (b *batchCounter) PutContracts(ctx context.Context, cs []*contract.Contract) ([]graph.PutOutcome, error) {
+	b.sizes = append(b.sizes, len(cs))
+	return b.Store.PutContracts(ctx, cs)
+}
+
+// TestImportBatchesBoundedByText checks that a batch ends at
+// importBatchBytes of text even when it holds fewer than importBatch
+// contracts, and that every contract is still written.
+func TestImportBatchesBoundedByText(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "long.jsonl")
+	var b strings.Builder
+	text := strings.Repeat("The Licensee shall pay the fees within thirty days. ", 400) // ~20 KB
+	for i := range 50 {
+		line, err := json.Marshal(map[string]any{"id": fmt.Sprintf("long-%02d", i), "title": "Long agreement", "text": text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(src, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { importBatchBytes = n }(importBatchBytes)
+	importBatchBytes = 10 * len(text) // chunks double each text: ~5 contracts a batch
+
+	st, err := sqlite.Open(filepath.Join(dir, "cg.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	store := &batchCounter{Store: st}
+	errs, err := newErrorLog(10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := runImport(context.Background(), store, []string{src}, importer.Options{}, errs, newProgressBar(io.Discard, true), func(error) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Imported != 50 || sum.Failed != 0 {
+		t.Fatalf("imported %d, failed %d (%v); want 50, 0", sum.Imported, sum.Failed, sum.Failures)
+	}
+	total := 0
+	for _, n := range store.sizes {
+		total += n
+		if n > 6 {
+			t.Errorf("a batch of %d contracts of ~%d KB each: the text bound %d did not end it", n, 2*len(text)/1000, importBatchBytes)
+		}
+	}
+	if total != 50 || len(store.sizes) < 8 {
+		t.Errorf("batches %v: want 50 contracts in at least 8 batches", store.sizes)
 	}
 }
