@@ -31,6 +31,7 @@ type progressBar struct {
 	unit    string // what the count counts: "contracts" unless startUnit says
 	last    time.Time
 	drawn   bool
+	ended   bool             // a log's 100% line is out
 	every   time.Duration    // logEvery when the bar was made
 	now     func() time.Time // time.Now; tests move the clock
 }
@@ -62,7 +63,7 @@ func (p *progressBar) startUnit(label, unit string) {
 	defer p.mu.Unlock()
 	p.label, p.unit = label, unit
 	p.last = time.Time{}
-	p.drawn = false
+	p.drawn, p.ended = false, false
 	if p.logged {
 		// A log's first line comes p.every after the start.
 		p.last = p.now()
@@ -79,18 +80,17 @@ func (p *progressBar) update(done, total int64, items int) {
 	defer p.mu.Unlock()
 	now := p.now()
 	if p.logged {
-		// Every p.every, and at the end when a line was printed before.
-		if (done < total || !p.drawn) && now.Sub(p.last) < p.every {
+		// A line every p.every, and the last at the end when one was
+		// printed before; the end once.
+		end := done >= total
+		if end && p.ended {
 			return
 		}
-		if done >= total && p.drawn && p.last.IsZero() {
-			return // the 100% line is out already
+		if (!end || !p.drawn) && now.Sub(p.last) < p.every {
+			return
 		}
 		fmt.Fprintln(p.w, logLine(p.label, done, total, items, p.unit))
-		p.last, p.drawn = now, true
-		if done >= total {
-			p.last = time.Time{}
-		}
+		p.last, p.drawn, p.ended = now, true, end
 		return
 	}
 	if now.Sub(p.last) < 100*time.Millisecond && done < total {
