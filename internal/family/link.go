@@ -113,20 +113,44 @@ func Detect(records []Record, opts Options) Result {
 }
 
 // Detector is Detect over records added one by one. It keeps of each
-// record what linking reads after its reference is parsed, not its text or
-// parties, so that detection over a store holds each text only while the
-// record is added.
+// record only what linking reads after its reference is parsed, compactly:
+// detection over a store of a million contracts holds every record at once
+// (any of them may be the master another refers to), so a record costs
+// its id, three indexes into a table of the titles, types and dates the
+// records share, and its party keys as indexes into one array, instead of
+// copies of its strings (a tenth of the memory: TestDetectorCompact).
 type Detector struct {
-	opts    Options
-	records []Record // without Text and Parties
-	refs    []*Reference
-	want    []wanted   // of the records with a reference
-	keys    [][]string // sorted party keys of each record
-	byParty map[string][]int
-	// keyOf interns party keys: a party's name and id recur on many of
-	// its contracts.
-	keyOf    map[string]string
-	nameKeys map[string]string
+	opts Options
+	recs []detRecord
+	// strs holds each distinct title, contract type and date once;
+	// strIndex finds them.
+	strs     []string
+	strIndex map[string]int32
+	// keys holds the sorted party key indexes of every record, each
+	// record's at keys[rec.keys : rec.keys+rec.nkeys].
+	keys []int32
+	// byParty lists, for each party key index, the records with the key.
+	byParty [][]int32
+	// idKeys and nameKeys number the keys of party ids and of party-name
+	// keys (contract.PartyKey); names maps a name to its key's number (-1
+	// for none), so that a name recurring on many contracts is keyed once.
+	idKeys, nameKeys map[string]int32
+	names            map[string]int32
+}
+
+// detRecord is what a Detector keeps of a record.
+type detRecord struct {
+	id               string
+	title, typ, date int32 // indexes into Detector.strs
+	keys, nkeys      int32 // its party keys in Detector.keys
+	ref              *detReference
+}
+
+// detReference is a record's parsed reference with the type words its
+// master's name is matched by.
+type detReference struct {
+	ref  Reference
+	want wanted
 }
 
 // NewDetector returns a Detector with opts (see Detect).
@@ -137,47 +161,71 @@ func NewDetector(opts Options) *Detector {
 	if opts.Margin <= 0 {
 		opts.Margin = DefaultMargin
 	}
-	return &Detector{opts: opts, byParty: map[string][]int{}, keyOf: map[string]string{}, nameKeys: map[string]string{}}
+	return &Detector{opts: opts, strIndex: map[string]int32{}, idKeys: map[string]int32{}, nameKeys: map[string]int32{}, names: map[string]int32{}}
 }
 
-// partyKey is contract.PartyKey of name, computed once per name.
-func (d *Detector) partyKey(name string) string {
-	k, ok := d.nameKeys[name]
-	if !ok {
-		k = contract.PartyKey(name)
-		d.nameKeys[name] = k
+// str returns the index of s in d.strs, adding it the first time.
+func (d *Detector) str(s string) int32 {
+	if i, ok := d.strIndex[s]; ok {
+		return i
 	}
-	return k
+	i := int32(len(d.strs))
+	d.strs = append(d.strs, s)
+	d.strIndex[s] = i
+	return i
 }
 
-// intern returns prefix+s, one string for every record that has it.
-func (d *Detector) intern(prefix, s string) string {
-	k := prefix + s
-	if v, ok := d.keyOf[k]; ok {
-		return v
+// key returns the number of the key k of kind (d.idKeys or d.nameKeys),
+// numbering it the first time.
+func (d *Detector) key(kind map[string]int32, k string) int32 {
+	if i, ok := kind[k]; ok {
+		return i
 	}
-	d.keyOf[k] = k
-	return k
+	i := int32(len(d.byParty))
+	d.byParty = append(d.byParty, nil)
+	kind[k] = i
+	return i
+}
+
+// nameKey is the number of the party key of name, -1 when it has none
+// (empty, or longer than 200 bytes).
+func (d *Detector) nameKey(name string) int32 {
+	if i, ok := d.names[name]; ok {
+		return i
+	}
+	i := int32(-1)
+	if k := contract.PartyKey(name); k != "" && len(k) <= 200 {
+		i = d.key(d.nameKeys, k)
+	}
+	d.names[name] = i
+	return i
 }
 
 // Add adds a record. Its reference, if any, is parsed now.
 func (d *Detector) Add(r Record) {
-	i := len(d.records)
-	var ref *Reference
-	var want wanted
+	i := int32(len(d.recs))
+	rec := detRecord{id: r.ID, title: d.str(r.Title), typ: d.str(r.ContractType), date: d.str(r.EffectiveDate), keys: int32(len(d.keys))}
 	if parsed, ok := ParseReference(r.Title, r.Text); ok {
-		ref = &parsed
-		want = wantedWords(ref, partyWords(r.Parties, d.partyKey))
+		rec.ref = &detReference{ref: parsed, want: wantedWords(&parsed, partyWords(r.Parties, contract.PartyKey))}
 	}
-	keys := d.partyKeys(r.Parties)
-	for _, k := range keys {
+	d.keys = d.partyKeys(d.keys, r.Parties)
+	rec.nkeys = int32(len(d.keys)) - rec.keys
+	for _, k := range d.keys[rec.keys:] {
 		d.byParty[k] = append(d.byParty[k], i)
 	}
-	r.Text, r.Parties = "", nil
-	d.records = append(d.records, r)
-	d.refs = append(d.refs, ref)
-	d.want = append(d.want, want)
-	d.keys = append(d.keys, keys)
+	d.recs = append(d.recs, rec)
+}
+
+// record returns what d kept of record i, for scoring.
+func (d *Detector) record(i int) Record {
+	r := &d.recs[i]
+	return Record{ID: r.id, Title: d.strs[r.title], ContractType: d.strs[r.typ], EffectiveDate: d.strs[r.date]}
+}
+
+// recordKeys returns the sorted party key numbers of record i.
+func (d *Detector) recordKeys(i int) []int32 {
+	r := &d.recs[i]
+	return d.keys[r.keys : r.keys+r.nkeys]
 }
 
 // Titles returns the titles of the records added with the ids of want,
@@ -188,9 +236,9 @@ func (d *Detector) Titles(want []string) map[string]string {
 		wanted[id] = true
 	}
 	out := make(map[string]string, len(want))
-	for _, r := range d.records {
-		if wanted[r.ID] {
-			out[r.ID] = r.Title
+	for _, r := range d.recs {
+		if wanted[r.id] {
+			out[r.id] = d.strs[r.title]
 		}
 	}
 	return out
@@ -198,32 +246,35 @@ func (d *Detector) Titles(want []string) map[string]string {
 
 // Result links the records added so far (see Detect).
 func (d *Detector) Result() Result {
-	opts, records, refs, keys, byParty := d.opts, d.records, d.refs, d.keys, d.byParty
+	opts := d.opts
 	res := Result{Links: []Link{}, Unresolved: []Unresolved{}}
-	for _, ref := range refs {
-		if ref != nil {
+	for _, r := range d.recs {
+		if r.ref != nil {
 			res.Documents++
 		}
 	}
-	for i, ref := range refs {
-		if ref == nil {
+	for i := range d.recs {
+		dr := d.recs[i].ref
+		if dr == nil {
 			continue
 		}
-		doc := &records[i]
-		want := d.want[i]
-		seen := map[int]bool{i: true}
+		ref := &dr.ref
+		doc := d.record(i)
+		docKeys := d.recordKeys(i)
+		seen := map[int32]bool{int32(i): true}
 		var cands []scored
-		for _, k := range keys[i] {
-			for _, j := range byParty[k] {
+		for _, k := range docKeys {
+			for _, j := range d.byParty[k] {
 				if seen[j] {
 					continue
 				}
 				seen[j] = true
-				if refs[j] != nil && !refs[j].Restates {
+				if cr := d.recs[j].ref; cr != nil && !cr.ref.Restates {
 					continue // an amendment is not a master; a restatement is
 				}
-				if s, ok := score(doc, ref, want, keys[i], &records[j], keys[j]); ok {
-					s.index = j
+				cand := d.record(int(j))
+				if s, ok := score(&doc, ref, dr.want, docKeys, &cand, d.recordKeys(int(j))); ok {
+					s.index = int(j)
 					cands = append(cands, s)
 				}
 			}
@@ -232,13 +283,13 @@ func (d *Detector) Result() Result {
 			if c := cmp.Compare(b.score, a.score); c != 0 {
 				return c
 			}
-			return strings.Compare(records[a.index].ID, records[b.index].ID)
+			return strings.Compare(d.recs[a.index].id, d.recs[b.index].id)
 		})
 		switch {
 		case len(cands) > 0 && cands[0].score >= opts.Threshold &&
 			(len(cands) == 1 || cands[0].score-cands[1].score >= opts.Margin):
 			best := cands[0]
-			res.Links = append(res.Links, Link{From: doc.ID, To: records[best.index].ID, Kind: ref.Kind, Restates: ref.Restates,
+			res.Links = append(res.Links, Link{From: doc.ID, To: d.recs[best.index].id, Kind: ref.Kind, Restates: ref.Restates,
 				Confidence: round3(best.score), Evidence: ref.Evidence, Reason: best.reason})
 		default:
 			u := Unresolved{ContractID: doc.ID, Title: doc.Title, Reference: *ref, Reason: ReasonNotInStore}
@@ -246,7 +297,8 @@ func (d *Detector) Result() Result {
 				u.Reason = ReasonAmbiguous
 			}
 			for _, c := range cands[:min(3, len(cands))] {
-				u.Candidates = append(u.Candidates, Candidate{ContractID: records[c.index].ID, Title: records[c.index].Title,
+				cand := d.record(c.index)
+				u.Candidates = append(u.Candidates, Candidate{ContractID: cand.ID, Title: cand.Title,
 					Score: round3(c.score), Reason: c.reason})
 			}
 			res.Unresolved = append(res.Unresolved, u)
@@ -300,7 +352,7 @@ func wantedWords(ref *Reference, partyWords map[string]bool) wanted {
 // candidate's title and type, and the referenced date against the
 // candidate's effective date. ok is false for a candidate that cannot be
 // the master (a restatement's candidate must be an earlier version).
-func score(doc *Record, ref *Reference, w wanted, docKeys []string, cand *Record, candKeys []string) (scored, bool) {
+func score(doc *Record, ref *Reference, w wanted, docKeys []int32, cand *Record, candKeys []int32) (scored, bool) {
 	shared := 0
 	for _, k := range docKeys {
 		if _, ok := slices.BinarySearch(candKeys, k); ok {
@@ -360,21 +412,22 @@ func score(doc *Record, ref *Reference, w wanted, docKeys []string, cand *Record
 	return scored{score: s, reason: strings.Join(why, ", ")}, true
 }
 
-// partyKeys are the keys a record's parties are matched by, sorted and
-// without repeats: the store's resolved id, and the party key of the
-// name, so that spellings entity resolution left apart still match.
-func (d *Detector) partyKeys(ps []Party) []string {
-	var out []string
+// partyKeys appends to keys the numbers of the keys a record's parties
+// are matched by, sorted and without repeats: the store's resolved id,
+// and the party key of the name, so that spellings entity resolution left
+// apart still match.
+func (d *Detector) partyKeys(keys []int32, ps []Party) []int32 {
+	n := len(keys)
 	for _, p := range ps {
 		if p.ID != "" {
-			out = append(out, d.intern("id:", p.ID))
+			keys = append(keys, d.key(d.idKeys, p.ID))
 		}
-		if k := d.partyKey(p.Name); k != "" && len(k) <= 200 {
-			out = append(out, d.intern("name:", k))
+		if k := d.nameKey(p.Name); k >= 0 {
+			keys = append(keys, k)
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	slices.Sort(keys[n:])
+	return append(keys[:n], slices.Compact(keys[n:])...)
 }
 
 // partyWords are the words of the parties' names, which an agreement's

@@ -1,6 +1,9 @@
 package family
 
 import (
+	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -124,5 +127,52 @@ func TestDetectorTitles(t *testing.T) {
 	want := map[string]string{"sow1": "Statement of Work No. 1", "msa": "Master Services Agreement"}
 	if len(got) != len(want) || got["sow1"] != want["sow1"] || got["msa"] != want["msa"] {
 		t.Errorf("titles %v, want %v", got, want)
+	}
+}
+
+// TestDetectorCompact checks what a Detector holds per record: detection
+// over a store keeps every record until the end, and at a million
+// contracts copies of each record's title, type, date and party keys cost
+// more memory than the rest of the import. Each record's strings are fresh
+// copies here, as read from a store.
+func TestDetectorCompact(t *testing.T) {
+	const n = 20000
+	titles := []string{"Master Services Agreement", "Supply Agreement", "Distribution Agreement", "License Agreement"}
+	d := NewDetector(Options{})
+	add := func(i int) {
+		d.Add(Record{
+			ID:            fmt.Sprintf("c-%07d", i),
+			Title:         strings.Clone(titles[i%len(titles)]),
+			ContractType:  strings.Clone("services"),
+			EffectiveDate: fmt.Sprintf("20%02d-%02d-%02d", i%20, 1+i%12, 1+i%28),
+			Parties: []Party{
+				{ID: fmt.Sprintf("p-%05d", i%5000), Name: fmt.Sprintf("Party %05d Holdings, Inc.", i%5000)},
+				{ID: fmt.Sprintf("p-%05d", (i+7)%5000), Name: fmt.Sprintf("Party %05d Holdings, Inc.", (i+7)%5000)},
+			},
+			Text: strings.Repeat("x", 512),
+		})
+	}
+	for i := range 5000 {
+		add(i) // every party and name seen once, so that what follows is per record
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := 5000; i < n; i++ {
+		add(i)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / float64(n-5000)
+	// The id (16 bytes of string, 16 of header) and ~40 bytes of record
+	// and keys; the slices' spare capacity may double that.
+	if per > 160 {
+		t.Errorf("the detector holds %.0f bytes per record, want at most 160", per)
+	} else {
+		t.Logf("%.0f bytes per record", per)
+	}
+	runtime.KeepAlive(d)
+	if res := d.Result(); res.Documents != 0 {
+		t.Errorf("%d documents refer to a master, want 0", res.Documents)
 	}
 }
