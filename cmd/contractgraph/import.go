@@ -335,13 +335,25 @@ type importEvent struct {
 	warning error
 }
 
+// eventBatch is what the reader hands the writer: events of one input file
+// and how far into it the reader was when the batch ended, so that the bar
+// shows what is written rather than what is read (at 1M the writer ends
+// about a minute after the reader).
+type eventBatch struct {
+	events      []importEvent
+	path        string
+	done, total int64 // bytes of path read when the batch ended
+	end         bool  // the last batch of path
+}
+
 // runImport imports every path into store, recording failures in errs.
 // Reading and parsing run in one
 // goroutine and writing in another, so that parsing the next batch overlaps
 // writing this one; at most two batches wait in between. Failures (bad
 // records, unreadable files, contracts the store rejected) are counted and
 // described in the summary; the returned error is only for the store itself
-// failing or the context ending.
+// failing or the context ending. The bar follows the batches written, so
+// that it reaches 100% when the last one is committed.
 func runImport(ctx context.Context, store graph.Store, paths []string, opts importer.Options, errs *errorLog, bar *progressBar, warn func(error)) (importSummary, error) {
 	started := time.Now()
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
@@ -353,17 +365,18 @@ func runImport(ctx context.Context, store graph.Store, paths []string, opts impo
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(importMemoryLimit))
 	}
 	sum := importSummary{Failures: []string{}, Conflicts: []importConflict{}}
-	batches := make(chan []importEvent, 2)
+	batches := make(chan eventBatch, 2)
 	g, gctx := errgroup.WithContext(ctx)
-	var read atomic.Int64
 
 	g.Go(func() error {
 		defer close(batches)
 		var batch []importEvent
 		contracts, size := 0, 0
-		send := func() error {
+		var done, total atomic.Int64
+		send := func(path string, end bool) error {
+			b := eventBatch{events: batch, path: path, done: done.Load(), total: total.Load(), end: end}
 			select {
-			case batches <- batch:
+			case batches <- b:
 				batch, contracts, size = nil, 0, 0
 				return nil
 			case <-gctx.Done():
@@ -371,8 +384,9 @@ func runImport(ctx context.Context, store graph.Store, paths []string, opts impo
 			}
 		}
 		for _, path := range paths {
-			bar.start(path)
-			opts.Progress = func(done, total int64) { bar.update(done, total, int(read.Load())) }
+			done.Store(0)
+			total.Store(0)
+			opts.Progress = func(d, t int64) { done.Store(d); total.Store(t) }
 			err := importer.Read(gctx, path, opts, func(r importer.Record) error {
 				for _, w := range r.Warnings {
 					batch = append(batch, importEvent{warning: w})
@@ -382,11 +396,10 @@ func runImport(ctx context.Context, store graph.Store, paths []string, opts impo
 					if len(batch) >= importBatch {
 						// Failures and warnings count too: a file of bad
 						// records must not pile up in one batch.
-						return send()
+						return send(path, false)
 					}
 					return nil
 				}
-				read.Add(1)
 				prep := r.Prepared
 				if c := r.Contract; c.Text != "" && len(c.Chunks) == 0 {
 					// Index the text for clause_search, as ingest does.
@@ -396,7 +409,7 @@ func runImport(ctx context.Context, store graph.Store, paths []string, opts impo
 				batch = append(batch, importEvent{c: r.Contract, p: prep, where: fmt.Sprintf("%s: record %d (id %q)", path, r.Index, r.Contract.ID)})
 				size += textBytes(r.Contract)
 				if contracts++; contracts >= importBatch || size >= importBatchBytes {
-					return send()
+					return send(path, false)
 				}
 				return nil
 			})
@@ -407,19 +420,25 @@ func runImport(ctx context.Context, store graph.Store, paths []string, opts impo
 				// The input ended early (unreadable, unknown format, malformed).
 				batch = append(batch, importEvent{failure: err.Error()})
 			}
-		}
-		if len(batch) > 0 {
-			return send()
+			// Even empty, the last batch of a file takes its bar to the end.
+			if err := send(path, true); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
 
 	g.Go(func() error {
-		for batch := range batches {
+		written, label := 0, ""
+		for b := range batches {
+			if b.path != label {
+				bar.start(b.path)
+				label = b.path
+			}
 			var cs []*contract.Contract
 			var preps []*graph.Prepared
 			var where []string
-			for _, e := range batch {
+			for _, e := range b.events {
 				switch {
 				case e.warning != nil:
 					sum.Warnings++
@@ -432,23 +451,31 @@ func runImport(ctx context.Context, store graph.Store, paths []string, opts impo
 					where = append(where, e.where)
 				}
 			}
-			if len(cs) == 0 {
-				continue
+			if len(cs) > 0 {
+				// On an interrupt, out covers the contracts of the batches
+				// that were committed: counted, they say what was kept.
+				var out []graph.PutOutcome
+				var err error
+				if pp, ok := store.(graph.PreparedPutter); ok && !slices.Contains(preps, nil) {
+					// The reader validated every contract with graph.Prepare:
+					// the store need not prepare them again.
+					out, err = pp.PutPrepared(gctx, preps)
+				} else {
+					out, err = store.PutContracts(gctx, cs)
+				}
+				countOutcomes(&sum, errs, out, where)
+				if err != nil {
+					return fmt.Errorf("import: %w", err)
+				}
+				written += len(cs)
 			}
-			// On an interrupt, out covers the contracts of the batches
-			// that were committed: counted, they say what was kept.
-			var out []graph.PutOutcome
-			var err error
-			if pp, ok := store.(graph.PreparedPutter); ok && !slices.Contains(preps, nil) {
-				// The reader validated every contract with graph.Prepare:
-				// the store need not prepare them again.
-				out, err = pp.PutPrepared(gctx, preps)
-			} else {
-				out, err = store.PutContracts(gctx, cs)
-			}
-			countOutcomes(&sum, errs, out, where)
-			if err != nil {
-				return fmt.Errorf("import: %w", err)
+			switch {
+			case b.end && b.total > 0:
+				bar.update(b.total, b.total, written)
+			case b.total > 0:
+				// Bytes read run ahead of the records parsed (a buffer's
+				// worth): only the end of the file is 100%.
+				bar.update(min(b.done, b.total-1), b.total, written)
 			}
 		}
 		return nil

@@ -106,11 +106,7 @@ func logLine(label string, done, total int64, items int, unit string) string {
 	if unit == "" {
 		unit = "contracts"
 	}
-	pct := 0.0
-	if total > 0 {
-		pct = min(1, float64(done)/float64(total))
-	}
-	return fmt.Sprintf("%s: %3.0f%% (%d %s)", label, pct*100, items, unit)
+	return fmt.Sprintf("%s: %3d%% (%d %s)", label, percent(done, total), items, unit)
 }
 
 // clear removes the bar so that the next line prints cleanly.
@@ -134,7 +130,7 @@ func renderBar(width int, label string, done, total int64, items int, unit strin
 	if total > 0 {
 		pct = min(1, float64(done)/float64(total))
 	}
-	tail := fmt.Sprintf(" %3.0f%%  %d %s", pct*100, items, unit)
+	tail := fmt.Sprintf(" %3d%%  %d %s", percent(done, total), items, unit)
 	barW := max(10, min(40, width/3))
 	maxLabel := width - 1 - barW - 3 - len(tail)
 	if r := []rune(label); maxLabel > 3 && len(r) > maxLabel {
@@ -148,4 +144,13 @@ func renderBar(width int, label string, done, total int64, items int, unit strin
 		bar += ">" + strings.Repeat(" ", barW-fill-1)
 	}
 	return fmt.Sprintf("%s [%s]%s", label, bar, tail)
+}
+
+// percent is done of total in whole percent, rounded down: 100 only when
+// the phase is done, so that a bar at 99.6% does not say it has finished.
+func percent(done, total int64) int {
+	if total <= 0 {
+		return 0
+	}
+	return int(min(100, 100*done/total))
 }

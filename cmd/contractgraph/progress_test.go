@@ -63,7 +63,7 @@ func TestProgressBarLogsToFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "slow:  33% (10 parties)\nslow:  67% (20 parties)\nslow: 100% (30 parties)\n"
+	want := "slow:  33% (10 parties)\nslow:  66% (20 parties)\nslow: 100% (30 parties)\n"
 	if string(got) != want {
 		t.Errorf("log lines = %q, want %q", got, want)
 	}
@@ -129,5 +129,84 @@ func TestImportBatchesBoundedByText(t *testing.T) {
 	}
 	if total != 50 || len(store.sizes) < 8 {
 		t.Errorf("batches %v: want 50 contracts in at least 8 batches", store.sizes)
+	}
+}
+
+// logSnapshotter is a real store that records, before each batch it
+// writes, what the progress log held.
+type logSnapshotter struct {
+	graph.Store
+	log    string
+	before []string
+}
+
+func (s *logSnapshotter) PutContracts(ctx context.Context, cs []*contract.Contract) ([]graph.PutOutcome, error) {
+	got, err := os.ReadFile(s.log)
+	if err != nil {
+		return nil, err
+	}
+	s.before = append(s.before, string(got))
+	return s.Store.PutContracts(ctx, cs)
+}
+
+// TestImportProgressCountsWrittenContracts checks that an import's bar
+// follows the contracts written, not those read: it is not at 100% while
+// the last batch is still to be written, and it ends at 100% with every
+// contract counted.
+func TestImportProgressCountsWrittenContracts(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "many.jsonl")
+	var b strings.Builder
+	for i := range 40 {
+		line, err := json.Marshal(map[string]any{"id": fmt.Sprintf("c-%02d", i), "title": "Supply agreement", "contract_type": "Supply"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(src, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { importBatch = n }(importBatch)
+	importBatch = 10
+
+	logPath := filepath.Join(dir, "progress.log")
+	f, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	bar := newProgressBar(f, false)
+	bar.every = 0 // a line for every update
+
+	st, err := sqlite.Open(filepath.Join(dir, "cg.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	store := &logSnapshotter{Store: st, log: logPath}
+	errs, err := newErrorLog(10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := runImport(context.Background(), store, []string{src}, importer.Options{}, errs, bar, func(error) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Imported != 40 || len(store.before) != 4 {
+		t.Fatalf("imported %d in %d batches, want 40 in 4", sum.Imported, len(store.before))
+	}
+	for i, before := range store.before {
+		if strings.Contains(before, "100%") {
+			t.Errorf("before batch %d of 4 was written, the log already said:\n%s", i+1, before)
+		}
+	}
+	got, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := src + ": 100% (40 contracts)\n"; !strings.HasSuffix(string(got), want) {
+		t.Errorf("log ends %q, want it to end %q", got, want)
 	}
 }
