@@ -94,3 +94,47 @@ func (s *Store) Profile(ctx context.Context, st CallStatement) (driver.ProfiledP
 	}
 	return plan, nil
 }
+
+// WriteStatements are the write statements of a put that run with
+// skipReplan, by name.
+func WriteStatements() map[string]string {
+	return map[string]string{
+		"lookup hashes": lookupHashesCypher, "delete contracts": deleteContractsCypher,
+		"merge locations": mergeLocationsCypher, "merge parties": mergePartiesCypher,
+		"party names": partyNamesCypher, "rename parties": renamePartiesCypher,
+		"create contracts": createContractsCypher, "governing law": governingLawCypher,
+		"party to": partyToCypher, "has location": hasLocationCypher,
+		"create clauses": createClausesCypher, "create chunks": createChunksCypher,
+		"stale locations": staleLocationsCypher, "orphan parties": orphanPartiesCypher,
+		"party counts": partyCountsCypher, "old party counts": oldPartyCountsCypher,
+		"orphan locations": orphanLocationsCypher,
+	}
+}
+
+// SkipReplan is the prefix of the write statements.
+const SkipReplan = skipReplan
+
+// ExplainWrite plans cypher afresh (replan=force) in a write transaction
+// without running it and returns the plan.
+func (s *Store) ExplainWrite(ctx context.Context, cypher string) (driver.Plan, error) {
+	var plan driver.Plan
+	err := s.tx(ctx, driver.AccessModeWrite, func(tx driver.ManagedTransaction) error {
+		res, err := tx.Run(ctx, "EXPLAIN CYPHER replan=force "+cypher, nil)
+		if err != nil {
+			return err
+		}
+		sum, err := res.Consume(ctx)
+		if err != nil {
+			return err
+		}
+		plan = sum.Plan()
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("explain %s: %w", firstLine(cypher), err)
+	}
+	if plan == nil {
+		return nil, fmt.Errorf("explain %s: the server returned no plan", firstLine(cypher))
+	}
+	return plan, nil
+}
