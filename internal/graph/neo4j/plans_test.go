@@ -3,7 +3,6 @@ package neo4j_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -98,41 +97,4 @@ func writePlan(b *strings.Builder, plan driver.ProfiledPlan, depth int) {
 	for _, c := range plan.Children() {
 		writePlan(b, c, depth+1)
 	}
-}
-
-// TestWritePlansOnEmptyGraph plans each write statement on an empty
-// database, where the server makes the plan it then keeps for good (the
-// statements skip replanning: neo4j.SkipReplan), and fails when one reads
-// every node of a label instead of seeking a constraint's index.
-func TestWritePlansOnEmptyGraph(t *testing.T) {
-	s := neo4jtest.Open(t)
-	ctx := context.Background()
-	sts := neo4j.WriteStatements()
-	names := slices.Sorted(maps.Keys(sts))
-	for _, name := range names {
-		cypher := sts[name]
-		body, ok := strings.CutPrefix(cypher, neo4j.SkipReplan)
-		if !ok {
-			t.Errorf("%s does not start with %q:\n%s", name, neo4j.SkipReplan, cypher)
-			continue
-		}
-		plan, err := s.ExplainWrite(ctx, body)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for _, op := range planOperators(plan) {
-			if slices.Contains(scanOperators, baseOperator(op)) {
-				t.Errorf("%s plans a %s on an empty graph:\n%s", name, op, body)
-			}
-		}
-	}
-}
-
-// planOperators are the names of every operator of plan.
-func planOperators(plan driver.Plan) []string {
-	out := []string{plan.Operator()}
-	for _, c := range plan.Children() {
-		out = append(out, planOperators(c)...)
-	}
-	return out
 }

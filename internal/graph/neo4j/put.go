@@ -27,21 +27,13 @@ const (
 const partyMatchText = "reduce(s = '|', k IN coalesce(p.match_keys, []) | s + k + '|')"
 
 // Write statements. Each takes its rows as $rows and runs once per batch.
-//
-// Each starts with skipReplan: every one starts from a uniqueness
-// constraint or the contract id, so its plan does not depend on the graph's
-// statistics, which an import changes all the time; without it the server
-// plans them again and again as the graph grows (a fifth of its CPU in an
-// import of 5,000 contracts).
 const (
-	skipReplan = "CYPHER replan=skip "
-
-	lookupHashesCypher = skipReplan + `UNWIND $ids AS id MATCH (c:Contract {id: id}) RETURN c.id AS id, c.content_hash AS hash`
+	lookupHashesCypher = `UNWIND $ids AS id MATCH (c:Contract {id: id}) RETURN c.id AS id, c.content_hash AS hash`
 
 	// deleteContractsCypher removes old versions with their clauses and
 	// chunks, returning the parties and locations they referenced so that
 	// those left unused can be removed afterwards.
-	deleteContractsCypher = skipReplan + `UNWIND $ids AS id
+	deleteContractsCypher = `UNWIND $ids AS id
 MATCH (c:Contract {id: id})
 WITH c,
  COLLECT { MATCH (p:Party)-[:PARTY_TO]->(c) RETURN DISTINCT p.id } AS pids,
@@ -53,14 +45,14 @@ FOREACH (x IN xs | DETACH DELETE x)
 DETACH DELETE c
 RETURN pids, lids`
 
-	mergeLocationsCypher = skipReplan + `UNWIND $rows AS row
+	mergeLocationsCypher = `UNWIND $rows AS row
 MERGE (l:Location {id: row.id}) ON CREATE SET l += row.props`
 
 	// mergePartiesCypher resolves each name to the party with its PartyKey,
 	// creating it with this spelling as the canonical name, and records any
 	// other spelling as an alias. Rows are in contract then party order, so
 	// the first spelling seen names the party, as in the embedded store.
-	mergePartiesCypher = skipReplan + `UNWIND $rows AS row
+	mergePartiesCypher = `UNWIND $rows AS row
 MERGE (p:Party {normalized_name: row.key})
  ON CREATE SET p.id = row.id, p.name = row.name, p.aliases = [], p.match_keys = [row.match_key],
   p.match_text = '|' + row.match_key + '|'
@@ -70,44 +62,44 @@ SET p.match_text = ` + partyMatchText
 
 	// partyNamesCypher reads the spellings of the parties a batch touched,
 	// and renamePartiesCypher applies the preferred one as the name.
-	partyNamesCypher = skipReplan + `UNWIND $keys AS key
+	partyNamesCypher = `UNWIND $keys AS key
 MATCH (p:Party {normalized_name: key})
 RETURN key, p.name AS name, p.aliases AS aliases`
 
-	renamePartiesCypher = skipReplan + `UNWIND $rows AS row
+	renamePartiesCypher = `UNWIND $rows AS row
 MATCH (p:Party {normalized_name: row.key})
 SET p.name = row.name, p.aliases = row.aliases`
 
-	createContractsCypher = skipReplan + `UNWIND $rows AS row CREATE (c:Contract) SET c = row.props`
+	createContractsCypher = `UNWIND $rows AS row CREATE (c:Contract) SET c = row.props`
 
-	governingLawCypher = skipReplan + `UNWIND $rows AS row
+	governingLawCypher = `UNWIND $rows AS row
 MATCH (c:Contract {id: row.contract_id}) MATCH (l:Location {id: row.location_id})
 CREATE (c)-[:HAS_GOVERNING_LAW]->(l)`
 
-	partyToCypher = skipReplan + `UNWIND $rows AS row
+	partyToCypher = `UNWIND $rows AS row
 MATCH (c:Contract {id: row.contract_id}) MATCH (p:Party {normalized_name: row.key})
 CREATE (p)-[r:PARTY_TO]->(c) SET r = row.props`
 
-	hasLocationCypher = skipReplan + `UNWIND $rows AS row
+	hasLocationCypher = `UNWIND $rows AS row
 MATCH (p:Party {normalized_name: row.key}) MATCH (l:Location {id: row.location_id})
 MERGE (p)-[:HAS_LOCATION]->(l)`
 
-	createClausesCypher = skipReplan + `UNWIND $rows AS row
+	createClausesCypher = `UNWIND $rows AS row
 MATCH (c:Contract {id: row.contract_id})
 CREATE (c)-[:HAS_CLAUSE]->(x:Clause) SET x = row.props`
 
-	createChunksCypher = skipReplan + `UNWIND $rows AS row
+	createChunksCypher = `UNWIND $rows AS row
 MATCH (c:Contract {id: row.contract_id})
 CREATE (c)-[:HAS_CHUNK]->(x:Chunk) SET x = row.props`
 
 	// staleLocationsCypher drops the HAS_LOCATION relationships that no
 	// remaining contract supports any more.
-	staleLocationsCypher = skipReplan + `UNWIND $ids AS id
+	staleLocationsCypher = `UNWIND $ids AS id
 MATCH (p:Party {id: id})-[h:HAS_LOCATION]->(l:Location)
 WHERE NOT EXISTS { MATCH (p)-[r:PARTY_TO]->(:Contract) WHERE r.location_id = l.id }
 DELETE h`
 
-	orphanPartiesCypher = skipReplan + `UNWIND $ids AS id
+	orphanPartiesCypher = `UNWIND $ids AS id
 MATCH (p:Party {id: id}) WHERE NOT EXISTS { (p)-[:PARTY_TO]->(:Contract) }
 DETACH DELETE p`
 
@@ -119,15 +111,15 @@ DETACH DELETE p`
 	// the parties of the versions the batch replaced are then counted
 	// afresh (oldPartyCountsCypher), which corrects the contracts that
 	// were theirs before and are again.
-	partyCountsCypher = skipReplan + `UNWIND $rows AS row
+	partyCountsCypher = `UNWIND $rows AS row
 MATCH (p:Party {normalized_name: row.key})
 SET p.contract_count = coalesce(p.contract_count, 0) + row.n`
 
-	oldPartyCountsCypher = skipReplan + `UNWIND $ids AS id
+	oldPartyCountsCypher = `UNWIND $ids AS id
 MATCH (p:Party {id: id})
 SET p.contract_count = COUNT { MATCH (p)-[:PARTY_TO]->(pc:Contract) RETURN DISTINCT pc }`
 
-	orphanLocationsCypher = skipReplan + `UNWIND $ids AS id
+	orphanLocationsCypher = `UNWIND $ids AS id
 MATCH (l:Location {id: id})
 WHERE NOT EXISTS { (:Party)-[:HAS_LOCATION]->(l) } AND NOT EXISTS { (:Contract)-[:HAS_GOVERNING_LAW]->(l) }
 DELETE l`
