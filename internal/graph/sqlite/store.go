@@ -219,6 +219,22 @@ func (s *Store) Close() error {
 	return errors.Join(s.rdb.Close(), s.wdb.Close())
 }
 
+// ReleaseMemory returns the writer connection's page cache to the
+// operating system (PRAGMA shrink_memory). A bulk write fills that cache
+// (128 MiB of pages, which cost about twice that in memory, since each
+// page is allocated on its own with its header); what an import does next
+// (entity resolution, family detection) mostly reads through the readers
+// and would otherwise carry the full cache into its own peak. The cache
+// fills again as the writer needs it.
+func (s *Store) ReleaseMemory(ctx context.Context) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if _, err := s.wdb.ExecContext(ctx, `PRAGMA shrink_memory`); err != nil {
+		return fmt.Errorf("release sqlite memory: %w", err)
+	}
+	return nil
+}
+
 // withWriteTx runs fn in a transaction on the writer connection, committing
 // when fn returns nil and rolling back otherwise. Writes are serialised.
 func (s *Store) withWriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
