@@ -31,21 +31,58 @@ type posting struct {
 	length uint32 // tokens in text and summary
 }
 
-// passageDoc is a tokenized passage.
+// passageDoc is a tokenized passage: its distinct terms with their
+// frequencies, in no order.
 type passageDoc struct {
-	terms   map[string]uint32
+	terms   []termFreq
 	length  uint32
 	checked bool
 }
 
+type termFreq struct {
+	term string
+	tf   uint32
+}
+
+// tf is how often term occurs in d.
+func (d passageDoc) tf(term string) uint32 {
+	for _, t := range d.terms {
+		if t.term == term {
+			return t.tf
+		}
+	}
+	return 0
+}
+
+// maxScratchTerms bounds the map a stemmer counts a passage's terms in and
+// keeps for the next passage: one huge passage must not make clearing it
+// cost every later one.
+const maxScratchTerms = 1024
+
+// tokenizePassage counts the terms of a passage in the stemmer's scratch
+// map and returns them as a slice: a map per passage, held until the batch
+// flushes, was a seventh of what an import allocated.
 func (m *stemmer) tokenizePassage(text, summary string) passageDoc {
-	d := passageDoc{terms: map[string]uint32{}, checked: true}
+	if m.counts == nil {
+		m.counts = map[string]uint32{}
+	}
+	counts := m.counts
+	d := passageDoc{checked: true}
 	for _, s := range []string{text, summary} {
 		ok := foldedTokens(s, func(t []byte) {
-			d.terms[m.stem(t)]++
+			counts[m.stem(t)]++
 			d.length++
 		})
 		d.checked = d.checked && ok
+	}
+	d.terms = make([]termFreq, 0, len(counts))
+	for t, n := range counts {
+		d.terms = append(d.terms, termFreq{t, n})
+	}
+	if len(counts) > maxScratchTerms {
+		m.counts = nil
+	} else {
+		clear(counts)
 	}
 	return d
 }
@@ -187,8 +224,8 @@ func (x *indexWriter) removeContract(ctx context.Context, pk int64) error {
 		if !d.checked {
 			unchecked++
 		}
-		for t := range d.terms {
-			byTerm[t] = append(byTerm[t], o.id)
+		for _, t := range d.terms {
+			byTerm[t.term] = append(byTerm[t.term], o.id)
 		}
 	}
 	if passages == 0 {
@@ -350,8 +387,8 @@ func (x *indexWriter) flush(ctx context.Context) error {
 		if !d.checked {
 			unchecked++
 		}
-		for t, tf := range d.terms {
-			byTerm[t] = append(byTerm[t], posting{id: id, tf: tf, length: d.length})
+		for _, t := range d.terms {
+			byTerm[t.term] = append(byTerm[t.term], posting{id: id, tf: t.tf, length: d.length})
 		}
 	}
 	for _, t := range sortedKeys(byTerm) {

@@ -245,7 +245,7 @@ func TestIndexWriterSavepointUndo(t *testing.T) {
 	x.set(1, passageDoc{}, false)
 	x.add(3, "third", "")
 	x.rollback()
-	if len(x.pending) != 1 || x.pending[1].terms["first"] != 1 {
+	if len(x.pending) != 1 || x.pending[1].tf("first") != 1 {
 		t.Fatalf("after rollback pending = %v, want passage 1 alone", x.pending)
 	}
 	x.mark()

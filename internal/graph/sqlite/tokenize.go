@@ -242,6 +242,8 @@ const maxStems = 1 << 16
 // stale; it lives as long as one indexWriter.
 type stemmer struct {
 	stems map[string]string
+	// counts is tokenizePassage's scratch map, empty between calls.
+	counts map[string]uint32
 }
 
 // stem returns the stem of tok, which it may overwrite.

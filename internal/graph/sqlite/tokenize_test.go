@@ -233,8 +233,8 @@ func TestStemmerMatchesFTS5(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("memo of %d: stems %q, FTS5 %q", limit, got, want)
 		}
-		if d := m.tokenizePassage(doc, "Terminate"); d.length != uint32(len(want)+1) || d.terms["termin"] != 11 {
-			t.Errorf("tokenizePassage: length %d, %d × termin; want %d, 11", d.length, d.terms["termin"], len(want)+1)
+		if d := m.tokenizePassage(doc, "Terminate"); d.length != uint32(len(want)+1) || d.tf("termin") != 11 {
+			t.Errorf("tokenizePassage: length %d, %d × termin; want %d, 11", d.length, d.tf("termin"), len(want)+1)
 		}
 	}
 }
