@@ -17,7 +17,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/synth"
 )
 
-// aggregateRecounts pairs each maintained aggregate (migration 0105) with
+// aggregateRecounts pairs each maintained aggregate (migrations 0105 and 0110) with
 // its recount from the base tables; both list only non-zero counts.
 var aggregateRecounts = []struct{ name, stored, recount string }{
 	{"party_stats",
@@ -35,6 +35,22 @@ var aggregateRecounts = []struct{ name, stored, recount string }{
 		`SELECT country, contracts, verified_contracts FROM country_stats WHERE contracts <> 0 OR verified_contracts <> 0`,
 		`SELECT country, count(DISTINCT contract_pk), count(DISTINCT iif(unverified = 0, contract_pk, NULL)) FROM contract_parties
 		 WHERE country IS NOT NULL AND country <> '' GROUP BY country`},
+	{"date_counts",
+		`SELECT field, day, contracts, verified_contracts FROM date_counts WHERE contracts <> 0 OR verified_contracts <> 0`,
+		`SELECT 'effective', effective_date, count(*), count(*) FILTER (WHERE (unverified & 2) = 0) FROM contracts WHERE effective_date IS NOT NULL GROUP BY 2
+		 UNION ALL SELECT 'end', end_date, count(*), count(*) FILTER (WHERE (unverified & 4) = 0) FROM contracts WHERE end_date IS NOT NULL GROUP BY 2`},
+	{"law_counts",
+		`SELECT location_pk, contracts, verified_contracts FROM law_counts WHERE contracts <> 0 OR verified_contracts <> 0`,
+		`SELECT governing_law_pk, count(*), count(*) FILTER (WHERE (unverified & 32) = 0) FROM contracts WHERE governing_law_pk IS NOT NULL GROUP BY 1`},
+	{"clause_counts",
+		`SELECT bit, contracts FROM clause_counts WHERE contracts <> 0`,
+		`SELECT k.bit, count(*) FROM clause_kinds k JOIN contracts c ON c.clause_bits & (1 << k.bit) <> 0 GROUP BY k.bit`},
+	{"type_amounts",
+		`SELECT contract_type, currency, flags, contracts, amounts, int_sum, abs_sum, inexact FROM type_amounts WHERE contracts <> 0`,
+		`SELECT contract_type, coalesce(currency, ''), (unverified & 17) | iif(currency IS NULL, 256, 0), count(*), count(total_amount),
+			sum(iif(x, CAST(total_amount AS INTEGER), 0)), sum(iif(x, abs(CAST(total_amount AS INTEGER)), 0)), sum(total_amount IS NOT NULL AND NOT x)
+		 FROM (SELECT *, coalesce(abs(total_amount) < 9007199254740992.0 AND total_amount = round(total_amount), 0) AS x FROM contracts)
+		 WHERE contract_type IS NOT NULL GROUP BY 1, 2, 3`},
 	{"contracts.currency",
 		`SELECT pk, currency FROM contracts WHERE currency IS NOT NULL`,
 		`SELECT contract_pk, currency FROM contract_details WHERE currency IS NOT NULL`},
@@ -183,6 +199,17 @@ var aggregateSteps = []struct {
 			t.Fatal(err)
 		}
 	}},
+	{"rewrite", func(t *testing.T, s *Store) {
+		// No writer changes a stored contract's dates, governing law or
+		// clause bits in place today; the triggers keep the counts if one does.
+		_, err := s.wdb.Exec(`UPDATE contracts SET effective_date = '1999-09-09', end_date = NULL, clause_bits = (clause_bits | 3) - (clause_bits & 3),
+			governing_law_pk = (SELECT max(pk) FROM locations), contract_type = 'Rewritten', currency = NULL, total_amount = 7.5
+			WHERE id IN ('gen-7-0000012', 'gen-7-0000013', 'm1');
+			UPDATE contract_details SET currency = NULL WHERE contract_pk IN (SELECT pk FROM contracts WHERE id IN ('gen-7-0000012', 'gen-7-0000013', 'm1'))`)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}},
 }
 
 // multiRole is a contract where Alpha holds two roles and Beta one; Alpha
@@ -220,7 +247,11 @@ func TestAggregatesRecountCatchesMissingTrigger(t *testing.T) {
 	triggers := []string{"party_stats_insert", "party_stats_delete", "party_stats_update",
 		"period_counts_insert", "period_counts_delete", "period_counts_update",
 		"party_facets_insert", "party_facets_delete", "party_facets_update",
-		"country_stats_insert", "country_stats_delete", "country_stats_update"}
+		"country_stats_insert", "country_stats_delete", "country_stats_update",
+		"date_counts_insert", "date_counts_delete", "date_counts_update",
+		"law_counts_insert", "law_counts_delete", "law_counts_update",
+		"clause_counts_insert", "clause_counts_delete", "clause_counts_update",
+		"type_amounts_insert", "type_amounts_delete", "type_amounts_update"}
 	for _, tr := range triggers {
 		t.Run(tr, func(t *testing.T) {
 			s := openTemp(t)
@@ -278,6 +309,7 @@ func TestAggregateQueriesMatchBase(t *testing.T) {
 		`UPDATE contracts SET unverified = unverified | 1 WHERE pk % 11 = 0`,
 		`UPDATE contracts SET unverified = unverified | 2 WHERE pk % 5 = 0`,
 		`UPDATE contracts SET unverified = unverified | 4 WHERE pk % 3 = 0`,
+		`UPDATE contracts SET unverified = unverified | 32 WHERE pk % 6 = 1`,
 		`UPDATE contract_parties SET unverified = 1 WHERE (contract_pk + ord) % 4 = 0`,
 		`UPDATE contracts SET currency = NULL WHERE pk % 13 = 0`,
 		`UPDATE contract_details SET currency = NULL WHERE contract_pk % 13 = 0`,
@@ -326,6 +358,54 @@ func TestAggregateQueriesMatchBase(t *testing.T) {
 	} {
 		both(fmt.Sprintf("party search %+v", q), func() (any, error) { return s.SearchParties(ctx, q) })
 	}
+	yes, no := true, false
+	filters := []graph.Filter{
+		{MinEffectiveDate: "2005-01-01"}, {MaxEffectiveDate: "2012-06-30"}, {MinEffectiveDate: "2001-02-03", MaxEffectiveDate: "2015-12-31"},
+		{MinEndDate: "2010-12-31"}, {MaxEndDate: "2010-12-31"}, {MinEndDate: "2005-01-01", MaxEndDate: "2020-12-31"},
+		{Active: &yes, AsOf: "2015-06-30"}, {Active: &no, AsOf: "2010-12-31"}, {Active: &yes, AsOf: "2008-01-01", MaxEndDate: "2030-01-01"},
+		{PartyCountry: "US"}, {PartyCountry: "CA"}, {PartyCountry: "ZZ"}, {PartyCountry: "NO-SUCH"},
+		{GoverningLawCountry: "US"}, {GoverningLawState: "DE"}, {GoverningLawState: "CA"}, {GoverningLawCountry: "US", GoverningLawState: "NY"},
+		{GoverningLawCountry: "NO-SUCH"},
+		{ClauseTypes: []string{"Governing Law"}}, {ClauseTypes: []string{contract.GroupLiability}}, {ClauseTypes: []string{"No Such Kind"}},
+		{ClauseTypes: []string{"Governing Law", contract.GroupLiability}},
+		// Combinations the counts do not answer alone.
+		{MinEffectiveDate: "2005-01-01", MaxEndDate: "2020-12-31"}, {PartyCountry: "US", ContractType: "Service"},
+		{GoverningLawState: "DE", ClauseTypes: []string{contract.GroupLiability}}, {MinEndDate: "2005-01-01", ContractType: "Service"},
+	}
+	for _, f := range filters {
+		for _, include := range []bool{false, true} {
+			f.IncludeUnverified = include
+			q := graph.ContractQuery{Filter: f, Limit: 3}
+			both(fmt.Sprintf("contract search %+v", f), func() (any, error) { return s.SearchContracts(ctx, q) })
+			for _, g := range []string{graph.GroupGoverningLawCountry, graph.GroupGoverningLawState} {
+				for _, asc := range []bool{false, true} {
+					q := graph.AggregateQuery{Filter: f, GroupBy: g, Metric: graph.MetricCount, Asc: asc, Limit: 2}
+					both(fmt.Sprintf("aggregate %s asc=%v %+v", g, asc, f), func() (any, error) { return s.AggregateContracts(ctx, q) })
+				}
+			}
+		}
+	}
+}
+
+// The searches the maintained counts answer find contracts at all: the
+// comparison with the base tables is not between two empty answers.
+func TestCountedSearchesFindContracts(t *testing.T) {
+	s := openTemp(t)
+	aggregateSteps[0].run(t, s)
+	ctx := context.Background()
+	yes := true
+	for _, f := range []graph.Filter{
+		{MinEffectiveDate: "2005-01-01"}, {Active: &yes, AsOf: "2005-06-30"}, {PartyCountry: "US"},
+		{GoverningLawCountry: "US"}, {ClauseTypes: []string{"Governing Law"}},
+	} {
+		r, err := s.SearchContracts(ctx, graph.ContractQuery{Filter: f, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.TotalCount == 0 || len(r.Examples) == 0 {
+			t.Errorf("%+v: %d contracts, want some", f, r.TotalCount)
+		}
+	}
 }
 
 // A store written before migration 0105 gets its aggregates counted by the
@@ -368,10 +448,11 @@ func TestAggregatesBackfill(t *testing.T) {
 	}
 }
 
-// undoAggregates takes what migration 0105 added out of db, for tests that
-// roll a store back to an earlier schema version.
+// undoAggregates takes what migrations 0105 and 0110 added out of db, for
+// tests that roll a store back to an earlier schema version.
 func undoAggregates(t *testing.T, db *sql.DB) {
 	t.Helper()
+	undoQueryCounts(t, db)
 	for _, q := range []string{
 		`DROP TABLE party_stats`, `DROP TABLE period_counts`, `DROP TABLE party_facets`, `DROP TABLE country_stats`,
 		`DROP TRIGGER party_stats_insert`, `DROP TRIGGER party_stats_delete`, `DROP TRIGGER party_stats_update`,
@@ -385,4 +466,96 @@ func undoAggregates(t *testing.T, db *sql.DB) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+}
+
+// undoQueryCounts takes what migration 0110 added out of db, leaving the
+// indexes as 0105 left them.
+func undoQueryCounts(t *testing.T, db *sql.DB) {
+	t.Helper()
+	for _, q := range []string{
+		`DROP TABLE date_counts`, `DROP TABLE law_counts`, `DROP TABLE clause_counts`, `DROP TABLE type_amounts`,
+		`DROP TRIGGER type_amounts_insert`, `DROP TRIGGER type_amounts_delete`, `DROP TRIGGER type_amounts_update`,
+		`DROP TRIGGER date_counts_insert`, `DROP TRIGGER date_counts_delete`, `DROP TRIGGER date_counts_update`,
+		`DROP TRIGGER law_counts_insert`, `DROP TRIGGER law_counts_delete`, `DROP TRIGGER law_counts_update`,
+		`DROP TRIGGER clause_counts_insert`, `DROP TRIGGER clause_counts_delete`, `DROP TRIGGER clause_counts_update`,
+		`DROP INDEX contracts_type_effective`, `DROP INDEX contracts_duration_fact`,
+		`DROP INDEX contracts_type`,
+		`CREATE INDEX contracts_type ON contracts(contract_type, effective_date, end_date, total_amount, duration_days, governing_law_pk, clause_bits, unverified)`,
+		`DROP INDEX contracts_effective`, `CREATE INDEX contracts_effective ON contracts(effective_date)`,
+		`DROP INDEX contracts_governing_law`, `CREATE INDEX contracts_governing_law ON contracts(governing_law_pk, unverified)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// The sums and averages of amounts by contract type from type_amounts equal
+// the base tables' exactly (not only within rounding) while every amount
+// is an integer, and the query falls back to the base tables once one is
+// not.
+func TestTypeAmountsExact(t *testing.T) {
+	s := openTemp(t)
+	for _, st := range aggregateSteps[:2] {
+		st.run(t, s)
+	}
+	if _, err := s.wdb.Exec(`UPDATE contracts SET unverified = unverified | 16 WHERE pk % 7 = 0;
+		UPDATE contracts SET unverified = unverified | 1 WHERE pk % 11 = 0`); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	usable := func() bool {
+		t.Helper()
+		var ok bool
+		if err := s.rdb.QueryRow(typeAmountsUsable).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	compare := func(when string) {
+		t.Helper()
+		for _, m := range []string{graph.MetricSumAmount, graph.MetricAvgAmount} {
+			for _, include := range []bool{false, true} {
+				for _, asc := range []bool{false, true} {
+					q := graph.AggregateQuery{Filter: graph.Filter{IncludeUnverified: include}, GroupBy: graph.GroupContractType, Metric: m, Asc: asc, Limit: 100}
+					s.baseQueries = true
+					want, err := s.AggregateContracts(ctx, q)
+					s.baseQueries = false
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := s.AggregateContracts(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(want.Groups) < 2 {
+						t.Fatalf("%s: %s: %d groups, want several", when, m, len(want.Groups))
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("%s: %s include=%v asc=%v (-base +type_amounts):\n%s", when, m, include, asc, diff)
+					}
+				}
+			}
+		}
+	}
+	if !usable() {
+		t.Fatal("type_amounts unusable with integral amounts")
+	}
+	compare("integral amounts")
+	for _, amount := range []float64{0.1, 1e17} {
+		c := multiRole("frac", "2004-04-04")
+		c.TotalAmount = new(amount)
+		put(t, s, c)
+		if usable() {
+			t.Errorf("type_amounts usable with an amount of %g", amount)
+		}
+		compare(fmt.Sprintf("an amount of %g", amount))
+	}
+	if _, err := s.DeleteContracts(ctx, []string{"frac"}); err != nil {
+		t.Fatal(err)
+	}
+	if !usable() {
+		t.Error("type_amounts unusable after the inexact amount is gone")
+	}
+	compare("after the delete")
 }

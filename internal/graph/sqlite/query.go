@@ -64,7 +64,11 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 		order = col + " DESC"
 	}
 	err = s.readTx(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM contracts c`+w.sql(), w.args...).Scan(&res.TotalCount); err != nil {
+		countSQL, countArgs, err := s.countQuery(ctx, tx, q.Filter, w)
+		if err != nil {
+			return fmt.Errorf("count: %w", err)
+		}
+		if err := tx.QueryRowContext(ctx, countSQL, countArgs...).Scan(&res.TotalCount); err != nil {
 			return fmt.Errorf("count: %w", err)
 		}
 		if res.TotalCount <= q.Offset {
@@ -73,7 +77,7 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 		// Sort the narrow contracts rows, then read the few examples whole.
 		var pks []int64
 		args := append(append([]any{}, w.args...), n, q.Offset)
-		err := eachRow(ctx, tx, `SELECT c.pk FROM contracts c`+w.sql()+` ORDER BY `+order+`, c.id ASC LIMIT ? OFFSET ?`, args,
+		err = eachRow(ctx, tx, `SELECT c.pk FROM contracts c`+w.sql()+` ORDER BY `+order+`, c.id ASC LIMIT ? OFFSET ?`, args,
 			func(r *sql.Rows) error {
 				var pk int64
 				if err := r.Scan(&pk); err != nil {
@@ -300,7 +304,25 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 	}
 	// The maintained aggregates answer only what they count: no filter.
 	unfiltered := len(w.conds) == 0 && !s.baseQueries
-	var query string
+	counted, countedArgs := "", []any{}
+	if unfiltered && metricName == graph.MetricCount {
+		counted = g.counted
+	}
+	// Governing-law groupings count from law_counts (migration 0110), also
+	// under a filter on the governing law itself: the filter and the key
+	// are both the contract's location, and both need it verified.
+	law := q.GroupBy == graph.GroupGoverningLawCountry || q.GroupBy == graph.GroupGoverningLawState
+	if law && metricName == graph.MetricCount && !s.baseQueries &&
+		onlyFields(q.Filter, func(f *graph.Filter) { f.GoverningLawCountry, f.GoverningLawState = "", "" }) {
+		lw := lawWhere(q.Filter)
+		lw.add(g.key + " IS NOT NULL AND " + g.key + " <> ''")
+		counted = `SELECT ` + g.key + ` AS k, sum(lc.{counted}) AS n FROM law_counts lc JOIN locations gl ON gl.pk = lc.location_pk` +
+			lw.sql() + ` GROUP BY k HAVING n > 0`
+		countedArgs = lw.args
+	}
+	// amountsQuery, when set, answers as query does from type_amounts
+	// wherever typeAmountsUsable says its sums are exact.
+	var query, amountsQuery string
 	switch {
 	case q.GroupBy == "" && money:
 		query = `SELECT 'all' AS k` + curKey + `, count(*) AS n, ` + metric + ` AS v, count(*) OVER ()
@@ -308,7 +330,7 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 	case q.GroupBy == "":
 		// One group over every matching contract, present even when empty.
 		query = `SELECT 'all', count(*), ` + metric + `, 1 FROM contracts c` + w.sql() + ` LIMIT ?`
-	case unfiltered && metricName == graph.MetricCount && g.counted != "":
+	case counted != "":
 		column := "verified_contracts"
 		if q.IncludeUnverified {
 			column = "contracts"
@@ -323,12 +345,15 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 		if q.Asc {
 			cut = `agg.n <= coalesce((SELECT n FROM agg ORDER BY n ASC LIMIT 1 OFFSET ?), agg.n)`
 		}
-		query = `WITH agg AS (` + strings.ReplaceAll(g.counted, "{counted}", column) + `)
+		query = `WITH agg AS (` + strings.ReplaceAll(counted, "{counted}", column) + `)
 			SELECT ` + name + ` AS key, n, n AS v, (SELECT count(*) FROM agg) FROM agg` + g.nameJoin + `
 			WHERE ` + cut + ` ORDER BY v ` + dir + `, key ` + dir + ` LIMIT ?`
-		w.args = append(w.args, max(n-1, 0))
+		w.args = append(countedArgs, max(n-1, 0))
 	case unfiltered && money && q.GroupBy == graph.GroupContractType:
-		query = typeMoneyQuery(metric, q.IncludeUnverified, dir)
+		query = typeMoneyQuery(typeMoneyGroups(metric, q.IncludeUnverified), dir)
+		if metricName == graph.MetricSumAmount || metricName == graph.MetricAvgAmount {
+			amountsQuery = typeMoneyQuery(typeAmountsGroups(metricName, q.IncludeUnverified), dir)
+		}
 	case g.link == "":
 		w.add(g.key + " IS NOT NULL AND " + g.key + " <> ''")
 		query = `SELECT ` + g.key + ` AS k` + curKey + `, count(*) AS n, ` + metric + ` AS v, count(*) OVER ()
@@ -355,8 +380,7 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 			SELECT ` + name + ` AS key` + cur + `, n, v, count(*) OVER () FROM agg` + g.nameJoin + `
 			ORDER BY v IS NULL, v ` + dir + `, key ` + dir + cur + ` LIMIT ?`
 	}
-	args := append(append([]any{}, w.args...), n)
-	err = eachRow(ctx, s.rdb, query, args, func(r *sql.Rows) error {
+	scanGroup := func(r *sql.Rows) error {
 		var grp graph.Group
 		var v sql.NullFloat64
 		dest := []any{&grp.Key, &grp.Count, &v, &res.TotalGroups}
@@ -373,6 +397,19 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 		}
 		res.Groups = append(res.Groups, grp)
 		return nil
+	}
+	args := append(append([]any{}, w.args...), n)
+	err = s.readTx(ctx, func(tx *sql.Tx) error {
+		if amountsQuery != "" && !s.baseQueries {
+			var usable bool
+			if err := tx.QueryRowContext(ctx, typeAmountsUsable).Scan(&usable); err != nil {
+				return fmt.Errorf("type amounts: %w", err)
+			}
+			if usable {
+				query = amountsQuery
+			}
+		}
+		return eachRow(ctx, tx, query, args, scanGroup)
 	})
 	if err != nil {
 		return graph.AggregateResult{}, fmt.Errorf("aggregate contracts: %w", err)
@@ -385,26 +422,19 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 }
 
 // typeMoneyQuery is the unfiltered grouping by contract type of an amount
-// metric (a template of factsSQL filled for include), by currency, in the
-// order of the index contracts_amount (currency, contract type, ...), so
-// that it needs no sort of every contract. The base query's currency key
-// is ” for a contract whose amount is unverified, and its amount NULL:
-// such a contract only adds to the count of its type's ” group. So each
-// (type, stored currency) group counts its contracts with a verified
-// amount under its currency, and the ” group of a type is its NULL
-// currency group plus every contract with an unverified amount. (Stored
-// currencies are never ”: writers store a missing value as NULL.)
-func typeMoneyQuery(metric string, include bool, dir string) string {
-	typeOK, amountOK := "1", "1"
-	if !include {
-		typeOK = "c.unverified & " + strconv.FormatInt(unverifiedBits[contract.FieldContractType], 10) + " = 0"
-		amountOK = "c.unverified & " + strconv.FormatInt(unverifiedBits[contract.FieldTotalAmount], 10) + " = 0"
-	}
-	return `WITH g AS (
-			SELECT c.contract_type AS k, c.currency AS cur0, count(*) FILTER (WHERE ` + amountOK + `) AS ok, count(*) AS total, ` + metric + ` AS v
-			FROM contracts c INDEXED BY contracts_amount
-			WHERE ` + typeOK + ` AND c.contract_type IS NOT NULL AND c.contract_type <> ''
-			GROUP BY c.currency, c.contract_type),
+// metric, by currency, from groups g of (k, cur0, ok, total, v): per
+// contract type k (verified unless unverified values count) and stored
+// currency cur0, the contracts with a verified amount (ok), all of them
+// (total) and the metric over the verified amounts (v). The base query's
+// currency key is empty for a contract whose amount is unverified, and its
+// amount NULL: such a contract only adds to the count of its type's group
+// without a currency. So each (type, stored currency) group counts its
+// contracts with a verified amount under its currency, and the group of a
+// type without a currency is its NULL currency group plus every contract
+// with an unverified amount. (Stored currencies are never empty: writers
+// store a missing value as NULL.)
+func typeMoneyQuery(g, dir string) string {
+	return `WITH g AS (` + g + `),
 		agg AS (
 			SELECT k, cur0 AS cur, ok AS n, v FROM g WHERE cur0 IS NOT NULL AND ok > 0
 			UNION ALL
@@ -412,6 +442,54 @@ func typeMoneyQuery(metric string, include bool, dir string) string {
 			GROUP BY k HAVING sum(iif(cur0 IS NULL, ok, 0)) + sum(total - ok) > 0)
 		SELECT k, cur, n, v, count(*) OVER () FROM agg ORDER BY v IS NULL, v ` + dir + `, k ` + dir + `, cur LIMIT ?`
 }
+
+// typeMoneyGroups are typeMoneyQuery's groups from the contracts, for
+// metric (a template of factsSQL filled for include), in the order of the
+// index contracts_amount (currency, contract type, ...), so that they need
+// no sort of every contract.
+func typeMoneyGroups(metric string, include bool) string {
+	typeOK, amountOK := "1", "1"
+	if !include {
+		typeOK = "c.unverified & " + strconv.FormatInt(unverifiedBits[contract.FieldContractType], 10) + " = 0"
+		amountOK = "c.unverified & " + strconv.FormatInt(unverifiedBits[contract.FieldTotalAmount], 10) + " = 0"
+	}
+	return `SELECT c.contract_type AS k, c.currency AS cur0, count(*) FILTER (WHERE ` + amountOK + `) AS ok, count(*) AS total, ` + metric + ` AS v
+		FROM contracts c INDEXED BY contracts_amount
+		WHERE ` + typeOK + ` AND c.contract_type IS NOT NULL AND c.contract_type <> ''
+		GROUP BY c.currency, c.contract_type`
+}
+
+// typeAmountsGroups are typeMoneyQuery's groups for the sum or average of
+// the amounts from type_amounts (migration 0110), whose flags hold the
+// type and amount bits of contracts.unverified and 256 for no currency.
+// They equal typeMoneyGroups' to the bit where typeAmountsUsable holds:
+// every amount is an integer, so are the sums, and every partial sum of a
+// group's amounts, in whatever order the base query adds them, is exact
+// in floating point, as is the division of the average.
+func typeAmountsGroups(metric string, include bool) string {
+	typeOK, amountOK := "1", "1"
+	if !include {
+		typeOK = "flags & " + strconv.FormatInt(unverifiedBits[contract.FieldContractType], 10) + " = 0"
+		amountOK = "flags & " + strconv.FormatInt(unverifiedBits[contract.FieldTotalAmount], 10) + " = 0"
+	}
+	amounts := "sum(iif(" + amountOK + ", amounts, 0))"
+	total := "sum(iif(" + amountOK + ", int_sum, 0))"
+	v := total + " * 1.0 / nullif(" + amounts + ", 0)"
+	if metric == graph.MetricSumAmount {
+		v = "iif(" + amounts + " > 0, " + total + " * 1.0, NULL)"
+	}
+	return `SELECT contract_type AS k, iif(flags & 256, NULL, currency) AS cur0, sum(iif(` + amountOK + `, contracts, 0)) AS ok,
+			sum(contracts) AS total, ` + v + ` AS v
+		FROM type_amounts WHERE ` + typeOK + ` AND contract_type <> ''
+		GROUP BY cur0, k`
+}
+
+// typeAmountsUsable says whether type_amounts' sums are exact: no amount
+// is inexact, no integer sum overflowed into a REAL, and each row's sum of
+// magnitudes is below 2^50, so that a group (at most four rows of flags)
+// sums to less than 2^53 in magnitude at every step.
+const typeAmountsUsable = `SELECT NOT EXISTS (SELECT 1 FROM type_amounts WHERE inexact <> 0
+	OR typeof(int_sum) <> 'integer' OR typeof(abs_sum) <> 'integer' OR abs_sum >= 1125899906842624)`
 
 // SearchParties counts the parties matching q and returns the first q.Limit:
 // by contract count descending (the default) or by name (ascending unless
