@@ -375,8 +375,14 @@ func TestAggregateQueriesMatchBase(t *testing.T) {
 	for _, f := range filters {
 		for _, include := range []bool{false, true} {
 			f.IncludeUnverified = include
-			q := graph.ContractQuery{Filter: f, Limit: 3}
-			both(fmt.Sprintf("contract search %+v", f), func() (any, error) { return s.SearchContracts(ctx, q) })
+			for _, q := range []graph.ContractQuery{
+				{Filter: f, Limit: 3}, {Filter: f, Limit: 2, Offset: 3},
+				{Filter: f, OrderBy: graph.OrderDurationDays, Desc: true, Limit: 3},
+				{Filter: f, OrderBy: graph.OrderDurationDays, Limit: 3, Offset: 1},
+				{Filter: f, OrderBy: graph.OrderEffectiveDate, Limit: 4},
+			} {
+				both(fmt.Sprintf("contract search %+v", q), func() (any, error) { return s.SearchContracts(ctx, q) })
+			}
 			for _, g := range []string{graph.GroupGoverningLawCountry, graph.GroupGoverningLawState} {
 				for _, asc := range []bool{false, true} {
 					q := graph.AggregateQuery{Filter: f, GroupBy: g, Metric: graph.MetricCount, Asc: asc, Limit: 2}
@@ -558,4 +564,99 @@ func TestTypeAmountsExact(t *testing.T) {
 		t.Error("type_amounts unusable after the inexact amount is gone")
 	}
 	compare("after the delete")
+}
+
+// examplesByScan answers a search whose filter many contracts match from
+// the first entries of the order's index, as the sorting query does; it
+// declines a filter few contracts match.
+func TestExamplesByScan(t *testing.T) {
+	s := openTemp(t)
+	aggregateSteps[0].run(t, s)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		q    graph.ContractQuery
+		want bool
+	}{
+		{graph.ContractQuery{Filter: graph.Filter{PartyCountry: "US"}, Limit: 5}, true},
+		{graph.ContractQuery{Filter: graph.Filter{MinEndDate: "2001-01-01"}, OrderBy: graph.OrderDurationDays, Limit: 5}, true},
+		{graph.ContractQuery{Filter: graph.Filter{MinEndDate: "2001-01-01", IncludeUnverified: true}, Desc: true, OrderBy: graph.OrderEffectiveDate, Limit: 5, Offset: 2}, true},
+		{graph.ContractQuery{Filter: graph.Filter{ContractIDs: []string{"m1"}}, Limit: 5}, false},
+	} {
+		orderBy, desc := tc.q.OrderBy, tc.q.Desc
+		if orderBy == "" {
+			orderBy, desc = graph.OrderEffectiveDate, true
+		}
+		col := factsSQL(tc.q.IncludeUnverified, orderColumns[orderBy])
+		w, err := compileFilter(ctx, s.rdb, tc.q.Filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.baseQueries = true
+		want, err := s.SearchContracts(ctx, tc.q)
+		s.baseQueries = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pks, ok, err := examplesByScan(ctx, tx, tc.q, orderBy, col, desc, w, want.TotalCount, tc.q.Limit)
+		var ids []string
+		for _, pk := range pks {
+			var id string
+			if err := tx.QueryRow(`SELECT id FROM contracts WHERE pk = ?`, pk).Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		tx.Rollback()
+		if err != nil {
+			t.Fatalf("%+v: %v", tc.q, err)
+		}
+		if ok != tc.want {
+			t.Fatalf("%+v: answered %v, want %v", tc.q, ok, tc.want)
+		}
+		if !ok {
+			continue
+		}
+		var wantIDs []string
+		for _, e := range want.Examples {
+			wantIDs = append(wantIDs, e.ContractID)
+		}
+		if diff := cmp.Diff(wantIDs, ids); diff != "" {
+			t.Errorf("%+v: (-sorting query +index scan):\n%s", tc.q, diff)
+		}
+	}
+}
+
+// Entries tied with the last one read may lie beyond it: examplesByScan
+// then declines rather than pick among the ones it read.
+func TestExamplesByScanTies(t *testing.T) {
+	s := openTemp(t)
+	var cs []*contract.Contract
+	for i := range 300 {
+		// In id order: the descending index scan reads equal dates in
+		// descending pk order, the opposite of the tie order by id.
+		cs = append(cs, multiRole(fmt.Sprintf("t%03d", i), "2001-01-01"))
+	}
+	put(t, s, cs...)
+	ctx := context.Background()
+	q := graph.ContractQuery{Filter: graph.Filter{PartyCountry: "US"}, Limit: 5}
+	s.baseQueries = true
+	want, err := s.SearchContracts(ctx, q)
+	s.baseQueries = false
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.SearchContracts(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Examples[0].ContractID != "t000" {
+		t.Fatalf("first example %q, want t000", want.Examples[0].ContractID)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-sorting query +index scan):\n%s", diff)
+	}
 }

@@ -74,20 +74,30 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 		if res.TotalCount <= q.Offset {
 			return nil
 		}
-		// Sort the narrow contracts rows, then read the few examples whole.
+		// Read the first entries of the order's index, or sort the narrow
+		// contracts rows; then read the few examples whole.
 		var pks []int64
-		args := append(append([]any{}, w.args...), n, q.Offset)
-		err = eachRow(ctx, tx, `SELECT c.pk FROM contracts c`+w.sql()+` ORDER BY `+order+`, c.id ASC LIMIT ? OFFSET ?`, args,
-			func(r *sql.Rows) error {
-				var pk int64
-				if err := r.Scan(&pk); err != nil {
-					return err
-				}
-				pks = append(pks, pk)
-				return nil
-			})
-		if err != nil {
-			return fmt.Errorf("examples: %w", err)
+		scanned := false
+		if !s.baseQueries {
+			pks, scanned, err = examplesByScan(ctx, tx, q, orderBy, col, desc, w, res.TotalCount, n)
+			if err != nil {
+				return fmt.Errorf("examples: %w", err)
+			}
+		}
+		if !scanned {
+			args := append(append([]any{}, w.args...), n, q.Offset)
+			err = eachRow(ctx, tx, `SELECT c.pk FROM contracts c`+w.sql()+` ORDER BY `+order+`, c.id ASC LIMIT ? OFFSET ?`, args,
+				func(r *sql.Rows) error {
+					var pk int64
+					if err := r.Scan(&pk); err != nil {
+						return err
+					}
+					pks = append(pks, pk)
+					return nil
+				})
+			if err != nil {
+				return fmt.Errorf("examples: %w", err)
+			}
 		}
 		res.Examples = make([]graph.ContractSummary, len(pks))
 		at := make(map[int64]int, len(pks))
