@@ -51,7 +51,11 @@ func (a *app) upgradeProgress() func(sqlite.Progress) {
 		}
 		if p.Done == 0 {
 			fmt.Fprintf(a.stderr, "upgrading %s: %s (%d), once for this version\n", a.cfg.DB, p.Step, p.Total)
-			bar.startUnit("upgrading the store: "+p.Step, "passages")
+			unit := "passages"
+			if p.Step == sqlite.StepMigrations {
+				unit = "migrations"
+			}
+			bar.startUnit("upgrading the store: "+p.Step, unit)
 		}
 		bar.update(p.Done, p.Total, int(p.Done))
 		if p.Done == p.Total {

@@ -78,6 +78,9 @@ func aggregateDiff(t *testing.T, s *Store) string {
 			diffs = append(diffs, table+" of deleted parties: "+strings.Join(rows, "; "))
 		}
 	}
+	if rows := queryStrings(t, s.wdb, `SELECT location_pk FROM law_counts WHERE location_pk NOT IN (SELECT pk FROM locations)`); len(rows) > 0 {
+		diffs = append(diffs, "law_counts of deleted locations: "+strings.Join(rows, "; "))
+	}
 	return strings.Join(diffs, "\n")
 }
 
@@ -128,6 +131,8 @@ var aggregateSteps = []struct {
 		}
 		cs = append(cs, graphtest.Fixture()...)
 		cs = append(cs, graphtest.UnverifiedContract(), multiRole("m1", "2001-02-03"), multiRole("m2", "2001-02-28"))
+		// m2 alone is governed by the law of its location, which goes with it.
+		cs[len(cs)-1].GoverningLaw = &contract.Location{Country: "ZZ", State: "Only M2"}
 		put(t, s, cs...)
 	}},
 	{"replace", func(t *testing.T, s *Store) {
@@ -658,5 +663,45 @@ func TestExamplesByScanTies(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-sorting query +index scan):\n%s", diff)
+	}
+}
+
+// A store at schema version 105 gets migration 0110's counts on its next
+// Open, which tells Progress of the migration from start to end.
+func TestQueryCountsUpgrade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "graph.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aggregateSteps[0].run(t, s)
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	undoQueryCounts(t, db)
+	if _, err := db.Exec(`PRAGMA user_version = 105`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, seen := openWatched(t, path)
+	defer s.Close()
+	want := []Progress{{Step: StepMigrations, Total: 1}, {Step: StepMigrations, Done: 1, Total: 1}}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+	var n int
+	if err := s.rdb.QueryRow(`SELECT count(*) FROM date_counts`).Scan(&n); err != nil || n == 0 {
+		t.Fatalf("date_counts after the migration: %d rows (%v), want the dates counted", n, err)
+	}
+	if d := aggregateDiff(t, s); d != "" {
+		t.Fatalf("after the migration:\n%s", d)
+	}
+	for _, st := range aggregateSteps[1:] {
+		st.run(t, s)
+		if d := aggregateDiff(t, s); d != "" {
+			t.Fatalf("after %s:\n%s", st.name, d)
+		}
 	}
 }

@@ -65,8 +65,11 @@ func loadMigrations(src fs.FS) ([]migration, error) {
 // PRAGMA user_version, each in its own transaction together with the
 // version bump, so a failing step leaves the database at the previous
 // version. A database newer than the newest migration is refused rather than
-// misread.
-func migrate(db *sql.DB, src fs.FS) error {
+// misread. On a database that already has a schema, progress is told of
+// the migrations to apply (StepMigrations, Done of Total migrations), as
+// some rebuild indexes and count every contract (a few minutes at a
+// million contracts).
+func migrate(db *sql.DB, src fs.FS, progress func(Progress)) error {
 	ms, err := loadMigrations(src)
 	if err != nil {
 		return err
@@ -78,6 +81,17 @@ func migrate(db *sql.DB, src fs.FS) error {
 	if n := len(ms); n > 0 && current > ms[n-1].version {
 		return fmt.Errorf("database schema version %d is newer than this program's %d", current, ms[n-1].version)
 	}
+	var pending int64
+	for _, m := range ms {
+		if m.version > current {
+			pending++
+		}
+	}
+	if current == 0 || pending == 0 {
+		progress = func(Progress) {}
+	}
+	var done int64
+	progress(Progress{Step: StepMigrations, Total: pending})
 	for _, m := range ms {
 		if m.version <= current {
 			continue
@@ -98,6 +112,8 @@ func migrate(db *sql.DB, src fs.FS) error {
 		if err := tx.Commit(); err != nil {
 			return fmt.Errorf("migration %s: commit: %w", m.name, err)
 		}
+		done++
+		progress(Progress{Step: StepMigrations, Done: done, Total: pending})
 	}
 	return nil
 }

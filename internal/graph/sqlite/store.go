@@ -49,9 +49,10 @@ func Open(path string) (*Store, error) {
 
 // Options are the optional settings of OpenWith.
 type Options struct {
-	// Progress, when set, is told how far Open has got with what it builds
-	// again for an upgraded store: the passage index of a store whose
-	// passages predate it (migration 0100) or were indexed by other
+	// Progress, when set, is told how far Open has got with upgrading a
+	// store: the schema migrations it lacks (a few minutes at a million
+	// contracts), and what it builds again: the passage index of a store
+	// whose passages predate it (migration 0100) or were indexed by other
 	// tokenizer rules (passageRules), which takes a minute at 100k
 	// contracts. It is called when a step starts (Done 0), as it goes and
 	// when it ends (Done == Total). Without it Open is silent.
@@ -60,14 +61,19 @@ type Options struct {
 
 // Progress is how far a step of Open is.
 type Progress struct {
-	// Step is what Open is doing: StepPassageIndex.
+	// Step is what Open is doing: StepMigrations or StepPassageIndex.
 	Step string
-	// Done of Total units (passages).
+	// Done of Total units (migrations, passages).
 	Done, Total int64
 }
 
-// StepPassageIndex is the step that indexes every stored passage.
-const StepPassageIndex = "indexing passages"
+// The steps of Open that Progress reports.
+const (
+	// StepMigrations applies the schema migrations a store lacks.
+	StepMigrations = "applying schema migrations"
+	// StepPassageIndex indexes every stored passage.
+	StepPassageIndex = "indexing passages"
+)
 
 // OpenWith is Open with options.
 func OpenWith(path string, opts Options) (*Store, error) {
@@ -99,7 +105,11 @@ func open(path string, migrations fs.FS, opts Options) (*Store, error) {
 		wdb.Close()
 		return nil, fmt.Errorf("open sqlite store %s: read schema version: %w", path, err)
 	}
-	if err := migrate(wdb, migrations); err != nil {
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+	if err := migrate(wdb, migrations, progress); err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
@@ -113,10 +123,6 @@ func open(path string, migrations fs.FS, opts Options) (*Store, error) {
 			wdb.Close()
 			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 		}
-	}
-	progress := opts.Progress
-	if progress == nil {
-		progress = func(Progress) {}
 	}
 	if err := buildPassageIndex(wdb, progress); err != nil {
 		wdb.Close()

@@ -84,7 +84,7 @@ INSERT INTO date_counts(field, day, contracts, verified_contracts)
 -- law_counts: per governing-law location, its contracts, all of them and
 -- those whose governing law is verified (contracts.unverified bit 32).
 CREATE TABLE law_counts (
-    location_pk        INTEGER PRIMARY KEY REFERENCES locations(pk),
+    location_pk        INTEGER PRIMARY KEY REFERENCES locations(pk) ON DELETE CASCADE,
     contracts          INTEGER NOT NULL,
     verified_contracts INTEGER NOT NULL
 );
