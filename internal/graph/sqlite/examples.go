@@ -53,7 +53,8 @@ func examplesByScan(ctx context.Context, tx *sql.Tx, q graph.ContractQuery, orde
 		dir, edge, before = "ASC", "max", "<"
 		nonNull = " WHERE " + col + " IS NOT NULL"
 	}
-	cond := " AND " + strings.Join(w.conds, " AND ")
+	// The few rows read are tested one at a time.
+	cond := " AND " + strings.Join(w.rowConds(), " AND ")
 	query := `WITH scan AS (SELECT c.pk AS pk, ` + col + ` AS e FROM contracts c INDEXED BY ` + index + nonNull + ` ORDER BY ` + col + ` ` + dir + ` LIMIT ?)
 		SELECT c.pk FROM scan JOIN contracts c ON c.pk = scan.pk
 		WHERE scan.e ` + before + ` (SELECT ` + edge + `(e) FROM scan)` + cond + `

@@ -17,6 +17,33 @@ import (
 type where struct {
 	conds []string
 	args  []any
+	// perRow holds, by index into conds, a form of the condition with the
+	// same parameters that tests one contract row at a time (a correlated
+	// EXISTS), for queries that test a few rows rather than select them
+	// all (examplesByScan).
+	perRow map[int]string
+}
+
+// addPerRow is add with perRow as the condition's form for testing one
+// row at a time.
+func (w *where) addPerRow(cond, perRow string, args ...any) {
+	if w.perRow == nil {
+		w.perRow = map[int]string{}
+	}
+	w.perRow[len(w.conds)] = perRow
+	w.add(cond, args...)
+}
+
+// rowConds are the conditions with their per-row forms where they have one.
+func (w *where) rowConds() []string {
+	out := make([]string, len(w.conds))
+	for i, c := range w.conds {
+		if r, ok := w.perRow[i]; ok {
+			c = r
+		}
+		out[i] = c
+	}
+	return out
 }
 
 func (w *where) add(cond string, args ...any) {
@@ -102,7 +129,8 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 		}
 	}
 	if f.PartyCountry != "" {
-		w.add("c.pk IN (SELECT contract_pk FROM contract_parties WHERE country = ? AND "+party+")", f.PartyCountry)
+		w.addPerRow("c.pk IN (SELECT contract_pk FROM contract_parties WHERE country = ? AND "+party+")",
+			"EXISTS (SELECT 1 FROM contract_parties WHERE contract_pk = c.pk AND country = ? AND "+party+")", f.PartyCountry)
 	}
 	if f.GoverningLawCountry != "" {
 		w.add("c.governing_law_pk IN (SELECT pk FROM locations WHERE country = ?)", f.GoverningLawCountry)

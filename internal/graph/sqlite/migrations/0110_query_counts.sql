@@ -16,8 +16,9 @@ CREATE INDEX contracts_type ON contracts(contract_type, effective_date, end_date
 -- end dates, amounts and flags are in the index so that the rows passed
 -- over on the way are not read.
 CREATE INDEX contracts_type_effective ON contracts(contract_type, iif(unverified & 2, NULL, effective_date), end_date, total_amount, unverified);
--- Likewise the ordering by duration.
-CREATE INDEX contracts_duration_fact ON contracts(iif(unverified & 8, NULL, duration_days));
+-- The ordering by duration, longest first, in the index's own order with
+-- the tie-break by id: the first entries are the answer.
+CREATE INDEX contracts_duration_fact ON contracts(iif(unverified & 8, NULL, duration_days) DESC, id);
 -- Effective-date ranges test the end date and the flags in the index.
 DROP INDEX contracts_effective;
 CREATE INDEX contracts_effective ON contracts(effective_date, end_date, unverified);
