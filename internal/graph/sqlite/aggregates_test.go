@@ -377,22 +377,23 @@ func TestAggregateQueriesMatchBase(t *testing.T) {
 		{MinEffectiveDate: "2005-01-01", MaxEndDate: "2020-12-31"}, {PartyCountry: "US", ContractType: "Service"},
 		{GoverningLawState: "DE", ClauseTypes: []string{contract.GroupLiability}}, {MinEndDate: "2005-01-01", ContractType: "Service"},
 	}
-	for _, f := range filters {
+	for i, f := range filters {
 		for _, include := range []bool{false, true} {
 			f.IncludeUnverified = include
-			for _, q := range []graph.ContractQuery{
+			// The orderings and pages in turn, one per filter.
+			q := []graph.ContractQuery{
 				{Filter: f, Limit: 3}, {Filter: f, Limit: 2, Offset: 3},
 				{Filter: f, OrderBy: graph.OrderDurationDays, Desc: true, Limit: 3},
 				{Filter: f, OrderBy: graph.OrderDurationDays, Limit: 3, Offset: 1},
 				{Filter: f, OrderBy: graph.OrderEffectiveDate, Limit: 4},
-			} {
-				both(fmt.Sprintf("contract search %+v", q), func() (any, error) { return s.SearchContracts(ctx, q) })
+			}[i%5]
+			both(fmt.Sprintf("contract search %+v", q), func() (any, error) { return s.SearchContracts(ctx, q) })
+			if f.GoverningLawCountry == "" && f.GoverningLawState == "" && i%4 != 0 {
+				continue
 			}
 			for _, g := range []string{graph.GroupGoverningLawCountry, graph.GroupGoverningLawState} {
-				for _, asc := range []bool{false, true} {
-					q := graph.AggregateQuery{Filter: f, GroupBy: g, Metric: graph.MetricCount, Asc: asc, Limit: 2}
-					both(fmt.Sprintf("aggregate %s asc=%v %+v", g, asc, f), func() (any, error) { return s.AggregateContracts(ctx, q) })
-				}
+				q := graph.AggregateQuery{Filter: f, GroupBy: g, Metric: graph.MetricCount, Asc: i%2 == 0, Limit: 2}
+				both(fmt.Sprintf("aggregate %s %+v", g, q), func() (any, error) { return s.AggregateContracts(ctx, q) })
 			}
 		}
 	}
