@@ -131,11 +131,21 @@ func (s *Store) putBatch(ctx context.Context, cs []*contract.Contract, p *prepar
 	// 100,000 contracts several seconds.
 	sctx := context.WithoutCancel(ctx)
 	err := s.withWriteTx(ctx, func(tx *sql.Tx) error {
+		// Before the statements are prepared, so that they are prepared
+		// without the triggers.
+		var bulk *bulkAggregates
+		if !s.rowTriggers {
+			var err error
+			if bulk, err = beginBulk(sctx, tx); err != nil {
+				return err
+			}
+		}
 		w, err := newWriter(sctx, tx, !savepoints)
 		if err != nil {
 			return err
 		}
 		defer w.close()
+		w.bulk = bulk
 		for i := range cs {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -168,7 +178,7 @@ func (s *Store) putBatch(ctx context.Context, cs []*contract.Contract, p *prepar
 			}
 			return errRetrySlow
 		}
-		return nil
+		return w.endBulk(sctx)
 	})
 	if err != nil {
 		return nil, err
@@ -196,6 +206,21 @@ type writer struct {
 	kinds     map[string]int // clause kind -> bit, -1 for none
 	// reads prepares the queries that read a stored version to merge.
 	reads stmtCache
+	// bulk, while not nil, is the batch's bulk mode: the aggregate insert
+	// triggers are dropped until endBulk (see bulk.go).
+	bulk *bulkAggregates
+}
+
+// endBulk, in bulk mode, adds what the batch wrote so far to the
+// aggregates and restores their triggers; what the batch writes next runs
+// them.
+func (w *writer) endBulk(ctx context.Context) error {
+	if w.bulk == nil {
+		return nil
+	}
+	b := w.bulk
+	w.bulk = nil
+	return b.end(ctx, w.tx)
 }
 
 // resetCaches forgets resolved parties and locations (when rows may have
@@ -385,6 +410,11 @@ func (w *writer) put(ctx context.Context, p *graph.Prepared, savepoint bool) (gr
 	st := graph.PutCreated
 	var rep *contract.MergeReport
 	if exists {
+		// Removing the stored version must find it counted, and outside
+		// any savepoint, which could undo the triggers' return.
+		if err := w.endBulk(ctx); err != nil {
+			return "", nil, err
+		}
 		// Read in this transaction: an earlier contract of the batch may
 		// have written this id.
 		old, err := getContract(ctx, &w.reads, p.Contract.ID)

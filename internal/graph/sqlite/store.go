@@ -39,6 +39,9 @@ type Store struct {
 	// baseQueries makes queries count from the base tables, never from the
 	// maintained aggregates (migration 0105): tests compare both answers.
 	baseQueries bool
+	// rowTriggers makes every batch maintain the aggregates with their
+	// triggers, row by row, never in bulk (bulk.go): tests compare both.
+	rowTriggers bool
 }
 
 // Open opens (creating if needed) the store in the SQLite file at path and
