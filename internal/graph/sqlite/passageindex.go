@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 )
@@ -308,6 +309,41 @@ func (x *indexWriter) blocksIn(ctx context.Context, term string, lo, hi int64, n
 		return neighbours && n < postingBlockSize && (first < 0) == (lo < 0) && (last < 0) == (lo < 0)
 	}
 	const cols = `SELECT first, last, n, data FROM passage_postings WHERE term = ? AND `
+	if neighbours {
+		// New passages get ids beyond the stored ones of their sign:
+		// clause pks above every stored one, chunk ids (-pk) below. When
+		// the term's last block (first block, for chunks) lies before lo
+		// (after hi), it is the only block the three queries below can
+		// return, so one query finds what they would.
+		edge, q := false, cols+`first < ? ORDER BY first DESC LIMIT 1`
+		if lo < 0 {
+			q = cols + `first > ? ORDER BY first LIMIT 1`
+		}
+		bound := int64(math.MaxInt64)
+		if lo < 0 {
+			bound = math.MinInt64
+		}
+		var b storedBlock
+		var last int64
+		var n int
+		var data []byte
+		err := eachRow(ctx, &x.q, q, []any{term, bound}, func(r *sql.Rows) error {
+			edge = true
+			return r.Scan(&b.first, &last, &n, &data)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("passage index: term %q blocks: %w", term, err)
+		}
+		if !edge || (lo >= 0 && b.first < lo) || (lo < 0 && b.first > hi) {
+			if !edge || !(last >= lo && b.first < lo || small(b.first, last, n)) {
+				return nil, nil
+			}
+			if b.ps, err = decodePostings(b.first, data, nil); err != nil {
+				return nil, fmt.Errorf("passage index: term %q blocks: %w", term, err)
+			}
+			return []storedBlock{b}, nil
+		}
+	}
 	err := eachRow(ctx, &x.q, cols+`first < ? ORDER BY first DESC LIMIT 1`, []any{term, lo},
 		scan(func(first, last int64, n int) bool { return last >= lo || small(first, last, n) }))
 	if err == nil {
