@@ -104,8 +104,17 @@ type DeadlineSearcher interface {
 // cover both the timeline with them and the one without them, so that the
 // stored bounds hold whichever a query reads (Filter.IncludeUnverified).
 func DeadlineBounds(c *contract.Contract) (first, last string) {
+	return deadlineBounds(c, contract.UnverifiedValues(c))
+}
+
+// DeadlineBounds returns DeadlineBounds(p.Contract) from the unverified
+// values Prepare found, without looking for them again.
+func (p *Prepared) DeadlineBounds() (first, last string) {
+	return deadlineBounds(p.Contract, p.Unverified)
+}
+
+func deadlineBounds(c *contract.Contract, list []contract.Unverified) (first, last string) {
 	first, last = contract.TimelineOf(c).Bounds()
-	list := contract.UnverifiedValues(c)
 	if len(list) == 0 {
 		return first, last
 	}

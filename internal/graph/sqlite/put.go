@@ -530,7 +530,7 @@ func (w *writer) write(ctx context.Context, p *graph.Prepared, exists bool, oldP
 	if err != nil {
 		return err
 	}
-	if err := w.putTimeline(ctx, newPK, c); err != nil {
+	if err := w.putTimeline(ctx, newPK, p); err != nil {
 		return err
 	}
 

@@ -18,8 +18,9 @@ const insTimelineSQL = `INSERT INTO contract_timelines(contract_pk, renewal_kind
 
 // putTimeline writes c's renewal fields and deadline bounds, when it has
 // any (a contract without an end date or renewal facts has no row).
-func (w *writer) putTimeline(ctx context.Context, pk int64, c *contract.Contract) error {
-	first, last := graph.DeadlineBounds(c)
+func (w *writer) putTimeline(ctx context.Context, pk int64, p *graph.Prepared) error {
+	c := p.Contract
+	first, last := p.DeadlineBounds()
 	if first == "" && c.RenewalKind == "" && c.RenewalCount == 0 && c.TerminationNotice == "" {
 		return nil
 	}
