@@ -416,9 +416,17 @@ func (x *indexWriter) flush(ctx context.Context) error {
 	if !x.built || len(x.pending) == 0 {
 		return nil
 	}
+	// Postings are collected in id order, so that each term's list is
+	// sorted as it is built (sorting each list was 40% of the flush).
+	ids := make([]int64, 0, len(x.pending))
+	for id := range x.pending {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
 	byTerm := map[string][]posting{}
 	var tokens, unchecked int64
-	for id, d := range x.pending {
+	for _, id := range ids {
+		d := x.pending[id]
 		tokens += int64(d.length)
 		if !d.checked {
 			unchecked++
@@ -429,7 +437,6 @@ func (x *indexWriter) flush(ctx context.Context) error {
 	}
 	for _, t := range sortedKeys(byTerm) {
 		ps := byTerm[t]
-		slices.SortFunc(ps, func(a, b posting) int { return cmpInt64(a.id, b.id) })
 		for _, part := range splitSign(ps, func(p posting) int64 { return p.id }) {
 			if err := x.insertPostings(ctx, t, part); err != nil {
 				return err
@@ -469,14 +476,19 @@ func (x *indexWriter) insertPostings(ctx context.Context, term string, ps []post
 	}
 	all := ps
 	if len(blocks) > 0 {
-		all = slices.Clone(ps)
+		// The blocks come in order, and new postings usually follow them
+		// all: then the merged list needs no sort.
+		all = nil
 		for _, b := range blocks {
 			if _, err := x.q.ExecContext(ctx, `DELETE FROM passage_postings WHERE term = ? AND first = ?`, term, b.first); err != nil {
 				return fmt.Errorf("passage index: term %q: %w", term, err)
 			}
 			all = append(all, b.ps...)
 		}
-		slices.SortFunc(all, func(a, b posting) int { return cmpInt64(a.id, b.id) })
+		all = append(all, ps...)
+		if !slices.IsSortedFunc(all, func(a, b posting) int { return cmpInt64(a.id, b.id) }) {
+			slices.SortFunc(all, func(a, b posting) int { return cmpInt64(a.id, b.id) })
+		}
 		for i := 1; i < len(all); i++ {
 			if all[i].id == all[i-1].id {
 				return fmt.Errorf("passage index: term %q already holds passage %d", term, all[i].id)
