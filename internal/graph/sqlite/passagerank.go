@@ -52,6 +52,19 @@ type rankTerm struct {
 	mult   int // phrases with this term
 	blocks []rankBlock
 	ub     float64 // bound on the term's contribution to any passage
+	// The last (tf, length) scored and its bm25Phrase: passages written
+	// from one template share both, so most postings reuse it.
+	lastTF, lastLen uint32
+	lastScore       float64
+}
+
+// score is bm25Phrase of the term for a passage with tf and length.
+func (t *rankTerm) score(tf, length uint32, avgdl float64) float64 {
+	if tf != t.lastTF || length != t.lastLen || t.lastTF == 0 {
+		t.lastTF, t.lastLen = tf, length
+		t.lastScore = bm25Phrase(t.idf, float64(tf), float64(length), avgdl)
+	}
+	return t.lastScore
 }
 
 type rankBlock struct {
@@ -258,7 +271,11 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 		score float64
 	}
 	var cands []cand
-	tf := make([]float64, len(r.terms)) // by r.terms index
+	// tiedIDs are the passages scoring exactly theta once the heap is
+	// full, in id order; they stay out of cands, whose entries carry a
+	// score. A rise of theta leaves them below it.
+	var tiedIDs []int64
+	tf := make([]uint32, len(r.terms)) // by r.terms index
 	for {
 		id := int64(math.MaxInt64)
 		for _, c := range curs[essential:] {
@@ -273,9 +290,9 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 		for _, c := range curs[essential:] {
 			if c.doc() == id {
 				p := c.ps[c.pos]
-				tf[c.t.pos] = float64(p.tf)
+				tf[c.t.pos] = p.tf
 				length = p.length
-				partial += float64(c.t.mult) * bm25Phrase(c.t.idf, float64(p.tf), float64(p.length), r.avgdl)
+				partial += float64(c.t.mult) * c.t.score(p.tf, p.length, r.avgdl)
 				c.next()
 			}
 		}
@@ -298,8 +315,8 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 			c.seek(id)
 			if c.doc() == id {
 				p := c.ps[c.pos]
-				tf[c.t.pos] = float64(p.tf)
-				partial += float64(c.t.mult) * bm25Phrase(c.t.idf, float64(p.tf), float64(p.length), r.avgdl) * pruneSlack
+				tf[c.t.pos] = p.tf
+				partial += float64(c.t.mult) * c.t.score(p.tf, p.length, r.avgdl) * pruneSlack
 			}
 		}
 		if dropped {
@@ -309,10 +326,15 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 		score := 0.0
 		for _, ti := range r.phrases {
 			if tf[ti] > 0 {
-				score += bm25Phrase(r.terms[ti].idf, tf[ti], float64(length), r.avgdl)
+				score += r.terms[ti].score(tf[ti], length, r.avgdl)
 			}
 		}
 		if score < theta {
+			continue
+		}
+		if score == theta && h.Len() == k {
+			// The heap stays as it is (its least is theta).
+			tiedIDs = append(tiedIDs, id)
 			continue
 		}
 		cands = append(cands, cand{id, score})
@@ -324,6 +346,7 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 		}
 		if h.Len() == k && (*h)[0] > theta {
 			theta = (*h)[0]
+			tiedIDs = tiedIDs[:0]
 			for essential < len(terms) && prefix[essential+1] < theta {
 				essential++
 			}
@@ -344,15 +367,38 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 		}
 	}
 	res := topResult{above: map[int64]float64{}, floor: theta, complete: h.Len() < k}
+	var tiedCands []int64
 	for _, c := range cands {
 		switch {
 		case c.score > theta || res.complete:
 			res.above[c.id] = c.score
 		case c.score == theta:
-			res.tied = append(res.tied, c.id)
+			tiedCands = append(tiedCands, c.id)
 		}
 	}
+	// Both lists are in id order; so is their merge.
+	res.tied = mergeSorted(tiedCands, tiedIDs)
 	return res, nil
+}
+
+// mergeSorted merges two ascending lists of distinct ids into one; it
+// returns one of them when the other is empty.
+func mergeSorted(a, b []int64) []int64 {
+	switch {
+	case len(a) == 0:
+		return b
+	case len(b) == 0:
+		return a
+	}
+	out := make([]int64, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0] < b[0] {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // searchIndexed is SearchClauses' ranking through the passage index: the
@@ -401,9 +447,10 @@ func searchIndexed(ctx context.Context, tx *sql.Tx, r *indexRanking, n int, w *w
 // share of all passages that reads a few pages of a few hundred contracts
 // instead of tens of thousands of passages.
 func orderTiedByWalk(ctx context.Context, tx *sql.Tx, tied []int64, floor float64, need int, types []string) ([]graph.ClauseHit, error) {
-	set := make(map[int64]bool, len(tied))
-	for _, id := range tied {
-		set[id] = true
+	// tied is in id order (topK's), so membership is a binary search.
+	isTied := func(id int64) bool {
+		_, ok := slices.BinarySearch(tied, id)
+		return ok
 	}
 	type found struct {
 		id   int64
@@ -441,7 +488,7 @@ func orderTiedByWalk(ctx context.Context, tx *sql.Tx, tied []int64, floor float6
 			if err := r.Scan(&f.id, &cpk, &f.off, &f.clid); err != nil {
 				return err
 			}
-			if set[f.id] {
+			if isTied(f.id) {
 				f.cid = cids[cpk]
 				got = append(got, f)
 			}
