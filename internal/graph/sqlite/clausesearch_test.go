@@ -184,3 +184,82 @@ func exhaustiveClauseSearch(t *testing.T, s *Store, query string, f graph.Filter
 	})
 	return hits[:min(n, len(hits))]
 }
+
+// TestScoreIDsMatchesFTS5 checks the passage index's scoring of given
+// passages, which a clause search restricted to a few contracts uses,
+// against FTS5's rank of the same passages to the last bit: queries with a
+// repeated word, a word no passage holds and words only some passages hold,
+// candidates from contracts far apart (one range query each) and close
+// together (one for all), clauses and chunks.
+func TestScoreIDsMatchesFTS5(t *testing.T) {
+	defer smallBlocks()()
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "scoped.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var cs []*contract.Contract
+	if err := synth.Generate(5, 300, func(c *contract.Contract) error { cs = append(cs, c); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	cs[7].Text = "This Agreement may be terminated for convenience. Notice notice notice shall be written."
+	cs[7].Chunks = []contract.Chunk{{Ord: 0, ID: cs[7].ID + "#chunk-0", Text: cs[7].Text, Start: 0, End: len(cs[7].Text)}}
+	if _, err := s.PutContracts(ctx, cs); err != nil {
+		t.Fatal(err)
+	}
+	queries := []string{
+		"terminate for convenience",
+		"notice notice written",
+		"limitation of liability consequential damages zzzzqx",
+		"governing law New York",
+		"zzzzqx",
+	}
+	scopes := [][]string{{cs[7].ID}, {cs[0].ID, cs[299].ID}, {cs[10].ID, cs[11].ID, cs[12].ID, cs[150].ID}}
+	for _, gap := range []int64{passageRunGap, 1} {
+		old := passageRunGap
+		passageRunGap = gap
+		for _, q := range queries {
+			for _, scope := range scopes {
+				tx, err := s.rdb.BeginTx(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in := "'" + strings.Join(scope, "','") + "'"
+				cands := `SELECT cl.pk FROM clauses cl JOIN contracts c ON c.pk = cl.contract_pk WHERE c.id IN (` + in + `)
+					UNION ALL SELECT -ch.pk FROM chunks ch JOIN contracts c ON c.pk = ch.contract_pk WHERE c.id IN (` + in + `)`
+				want, err := rankPassages(ctx, tx, `SELECT rowid, -rank FROM passage_fts WHERE passage_fts MATCH ? AND rowid IN (`+cands+`)`, []any{ftsQuery(q, " OR ")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := newIndexQuery(ctx, tx, q)
+				if err != nil || r == nil {
+					t.Fatalf("%q: index query %v, %v", q, r, err)
+				}
+				var ids []int64
+				if err := eachRow(ctx, tx, cands, nil, func(rows *sql.Rows) error {
+					var id int64
+					err := rows.Scan(&id)
+					ids = append(ids, id)
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+				got, err := r.scoreIDs(ctx, tx, ids)
+				tx.Rollback()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(want) {
+					t.Errorf("gap %d, %q in %v: %d passages scored, FTS5 %d", gap, q, scope, len(got), len(want))
+				}
+				for id, w := range want {
+					if g, ok := got[id]; !ok || g != w {
+						t.Errorf("gap %d, %q in %v: passage %d scored %v (%v), FTS5 %v", gap, q, scope, id, g, ok, w)
+					}
+				}
+			}
+		}
+		passageRunGap = old
+	}
+}

@@ -52,6 +52,19 @@ type rankTerm struct {
 	mult   int // phrases with this term
 	blocks []rankBlock
 	ub     float64 // bound on the term's contribution to any passage
+	// The last (tf, length) scored and its bm25Phrase: passages written
+	// from one template share both, so most postings reuse it.
+	lastTF, lastLen uint32
+	lastScore       float64
+}
+
+// score is bm25Phrase of the term for a passage with tf and length.
+func (t *rankTerm) score(tf, length uint32, avgdl float64) float64 {
+	if tf != t.lastTF || length != t.lastLen || t.lastTF == 0 {
+		t.lastTF, t.lastLen = tf, length
+		t.lastScore = bm25Phrase(t.idf, float64(tf), float64(length), avgdl)
+	}
+	return t.lastScore
 }
 
 type rankBlock struct {
@@ -61,11 +74,38 @@ type rankBlock struct {
 	ub            float64
 }
 
-// newIndexRanking prepares query for ranking through the passage index.
+// newIndexRanking prepares query for ranking through the passage index:
+// newIndexQuery's terms with every posting block of each.
+func newIndexRanking(ctx context.Context, tx *sql.Tx, query string) (*indexRanking, error) {
+	r, err := newIndexQuery(ctx, tx, query)
+	if r == nil || err != nil {
+		return r, err
+	}
+	for _, t := range r.terms {
+		err := eachRow(ctx, tx, `SELECT first, last, max_tf, min_len, data FROM passage_postings WHERE term = ? ORDER BY first`,
+			[]any{t.term}, func(rows *sql.Rows) error {
+				var b rankBlock
+				if err := rows.Scan(&b.first, &b.last, &b.maxTF, &b.minLen, &b.data); err != nil {
+					return err
+				}
+				b.ub = float64(t.mult) * bm25Phrase(t.idf, float64(b.maxTF), float64(b.minLen), r.avgdl) * pruneSlack
+				t.ub = max(t.ub, b.ub)
+				t.blocks = append(t.blocks, b)
+				return nil
+			})
+		if err != nil {
+			return nil, fmt.Errorf("passage index term %q postings: %w", t.term, err)
+		}
+	}
+	return r, nil
+}
+
+// newIndexQuery reads what the passage index knows of query's terms (their
+// idf, the passage count and average length), without their postings.
 // It returns nil when the index cannot answer exactly as FTS5 would: not
 // built, passages with text the Go tokenizer is not sure of, a word that is
 // not one term (FTS5 reads it as a phrase), or no passages.
-func newIndexRanking(ctx context.Context, tx *sql.Tx, query string) (*indexRanking, error) {
+func newIndexQuery(ctx context.Context, tx *sql.Tx, query string) (*indexRanking, error) {
 	var n, tokens, unchecked int64
 	var built bool
 	err := tx.QueryRowContext(ctx, `SELECT passages, tokens, unchecked, built <> 0 FROM passage_stats WHERE id = 1`).Scan(&n, &tokens, &unchecked, &built)
@@ -118,22 +158,84 @@ func newIndexRanking(ctx context.Context, tx *sql.Tx, query string) (*indexRanki
 		if t.idf <= 0 {
 			t.idf = 1e-6
 		}
-		err := eachRow(ctx, tx, `SELECT first, last, max_tf, min_len, data FROM passage_postings WHERE term = ? ORDER BY first`,
-			[]any{t.term}, func(rows *sql.Rows) error {
-				var b rankBlock
-				if err := rows.Scan(&b.first, &b.last, &b.maxTF, &b.minLen, &b.data); err != nil {
-					return err
-				}
-				b.ub = float64(t.mult) * bm25Phrase(t.idf, float64(b.maxTF), float64(b.minLen), r.avgdl) * pruneSlack
-				t.ub = max(t.ub, b.ub)
-				t.blocks = append(t.blocks, b)
-				return nil
-			})
-		if err != nil {
-			return nil, fmt.Errorf("passage index term %q postings: %w", t.term, err)
-		}
 	}
 	return r, nil
+}
+
+// passageRunGap is how far apart two candidate passage ids may be and
+// still have their postings read by one range query of scoreIDs.
+var passageRunGap int64 = 1 << 12
+
+// scoreIDs scores the passages ids (clause pks and negated chunk pks) as
+// topK does, reading only the posting blocks that can hold them, and
+// returns those holding a query term with their scores: what FTS5's
+// bm25() gives the same passages, without FTS5 counting every match of
+// every term for the document frequencies. Its cost follows len(ids) and
+// the query's terms, not the corpus.
+func (r *indexRanking) scoreIDs(ctx context.Context, tx *sql.Tx, ids []int64) (map[int64]float64, error) {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	tfs := make([]uint32, len(ids)*len(r.terms)) // ids[i]'s tf of term j at i*len(r.terms)+j
+	lengths := make([]uint32, len(ids))
+	var ps []posting
+	for start := 0; start < len(ids); {
+		// A run of ids of one sign, each within passageRunGap of the last.
+		end := start + 1
+		for end < len(ids) && ids[end]-ids[end-1] <= passageRunGap && (ids[end] < 0) == (ids[start] < 0) {
+			end++
+		}
+		lo, hi := ids[start], ids[end-1]
+		for j, t := range r.terms {
+			i := start
+			err := eachRow(ctx, tx, `SELECT first, data FROM passage_postings WHERE term = ?1
+				AND first >= coalesce((SELECT max(first) FROM passage_postings WHERE term = ?1 AND first <= ?2), ?2)
+				AND first <= ?3 ORDER BY first`, []any{t.term, lo, hi}, func(rows *sql.Rows) error {
+				var first int64
+				var data []byte
+				if err := rows.Scan(&first, &data); err != nil {
+					return err
+				}
+				var err error
+				if ps, err = decodePostings(first, data, ps[:0]); err != nil {
+					return err
+				}
+				for _, p := range ps {
+					for i < end && ids[i] < p.id {
+						i++
+					}
+					if i == end {
+						break
+					}
+					if ids[i] == p.id {
+						tfs[i*len(r.terms)+j] = p.tf
+						lengths[i] = p.length
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("passage index term %q postings: %w", t.term, err)
+			}
+		}
+		start = end
+	}
+	scores := map[int64]float64{}
+	for i, id := range ids {
+		tf := tfs[i*len(r.terms) : (i+1)*len(r.terms)]
+		if lengths[i] == 0 {
+			continue // no posting: no term of the query
+		}
+		// The exact score, summed in phrase order as FTS5 sums it.
+		score := 0.0
+		for _, ti := range r.phrases {
+			if tf[ti] > 0 {
+				score += r.terms[ti].score(tf[ti], lengths[i], r.avgdl)
+			}
+		}
+		scores[id] = score
+	}
+	return scores, nil
 }
 
 // cursor walks one term's postings in id order, decoding a block only
@@ -258,7 +360,11 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 		score float64
 	}
 	var cands []cand
-	tf := make([]float64, len(r.terms)) // by r.terms index
+	// tiedIDs are the passages scoring exactly theta once the heap is
+	// full, in id order; they stay out of cands, whose entries carry a
+	// score. A rise of theta leaves them below it.
+	var tiedIDs []int64
+	tf := make([]uint32, len(r.terms)) // by r.terms index
 	for {
 		id := int64(math.MaxInt64)
 		for _, c := range curs[essential:] {
@@ -273,9 +379,9 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 		for _, c := range curs[essential:] {
 			if c.doc() == id {
 				p := c.ps[c.pos]
-				tf[c.t.pos] = float64(p.tf)
+				tf[c.t.pos] = p.tf
 				length = p.length
-				partial += float64(c.t.mult) * bm25Phrase(c.t.idf, float64(p.tf), float64(p.length), r.avgdl)
+				partial += float64(c.t.mult) * c.t.score(p.tf, p.length, r.avgdl)
 				c.next()
 			}
 		}
@@ -298,8 +404,8 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 			c.seek(id)
 			if c.doc() == id {
 				p := c.ps[c.pos]
-				tf[c.t.pos] = float64(p.tf)
-				partial += float64(c.t.mult) * bm25Phrase(c.t.idf, float64(p.tf), float64(p.length), r.avgdl) * pruneSlack
+				tf[c.t.pos] = p.tf
+				partial += float64(c.t.mult) * c.t.score(p.tf, p.length, r.avgdl) * pruneSlack
 			}
 		}
 		if dropped {
@@ -309,10 +415,15 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 		score := 0.0
 		for _, ti := range r.phrases {
 			if tf[ti] > 0 {
-				score += bm25Phrase(r.terms[ti].idf, tf[ti], float64(length), r.avgdl)
+				score += r.terms[ti].score(tf[ti], length, r.avgdl)
 			}
 		}
 		if score < theta {
+			continue
+		}
+		if score == theta && h.Len() == k {
+			// The heap stays as it is (its least is theta).
+			tiedIDs = append(tiedIDs, id)
 			continue
 		}
 		cands = append(cands, cand{id, score})
@@ -324,6 +435,7 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 		}
 		if h.Len() == k && (*h)[0] > theta {
 			theta = (*h)[0]
+			tiedIDs = tiedIDs[:0]
 			for essential < len(terms) && prefix[essential+1] < theta {
 				essential++
 			}
@@ -344,15 +456,38 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 		}
 	}
 	res := topResult{above: map[int64]float64{}, floor: theta, complete: h.Len() < k}
+	var tiedCands []int64
 	for _, c := range cands {
 		switch {
 		case c.score > theta || res.complete:
 			res.above[c.id] = c.score
 		case c.score == theta:
-			res.tied = append(res.tied, c.id)
+			tiedCands = append(tiedCands, c.id)
 		}
 	}
+	// Both lists are in id order; so is their merge.
+	res.tied = mergeSorted(tiedCands, tiedIDs)
 	return res, nil
+}
+
+// mergeSorted merges two ascending lists of distinct ids into one; it
+// returns one of them when the other is empty.
+func mergeSorted(a, b []int64) []int64 {
+	switch {
+	case len(a) == 0:
+		return b
+	case len(b) == 0:
+		return a
+	}
+	out := make([]int64, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0] < b[0] {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // searchIndexed is SearchClauses' ranking through the passage index: the
@@ -401,9 +536,10 @@ func searchIndexed(ctx context.Context, tx *sql.Tx, r *indexRanking, n int, w *w
 // share of all passages that reads a few pages of a few hundred contracts
 // instead of tens of thousands of passages.
 func orderTiedByWalk(ctx context.Context, tx *sql.Tx, tied []int64, floor float64, need int, types []string) ([]graph.ClauseHit, error) {
-	set := make(map[int64]bool, len(tied))
-	for _, id := range tied {
-		set[id] = true
+	// tied is in id order (topK's), so membership is a binary search.
+	isTied := func(id int64) bool {
+		_, ok := slices.BinarySearch(tied, id)
+		return ok
 	}
 	type found struct {
 		id   int64
@@ -441,7 +577,7 @@ func orderTiedByWalk(ctx context.Context, tx *sql.Tx, tied []int64, floor float6
 			if err := r.Scan(&f.id, &cpk, &f.off, &f.clid); err != nil {
 				return err
 			}
-			if set[f.id] {
+			if isTied(f.id) {
 				f.cid = cids[cpk]
 				got = append(got, f)
 			}

@@ -677,7 +677,31 @@ func (s *Store) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph
 				cands += ` UNION ALL SELECT -ch.pk FROM chunks ch WHERE ch.contract_pk IN (SELECT c.pk FROM contracts c` + w.sql() + `)`
 				args = append(args, w.args...)
 			}
-			ranked, err := rankPassages(ctx, tx, `SELECT rowid, -rank FROM passage_fts WHERE passage_fts MATCH ? AND rowid IN (`+cands+`)`, args)
+			// Through the passage index when it can answer: it scores just
+			// these passages, where FTS5's bm25() would first count every
+			// passage of the corpus holding each term.
+			r, err := newIndexQuery(ctx, tx, q.Query)
+			if err != nil {
+				return err
+			}
+			var ranked map[int64]float64
+			if r != nil {
+				var ids []int64
+				err = eachRow(ctx, tx, cands, args[1:], func(rows *sql.Rows) error {
+					var id int64
+					if err := rows.Scan(&id); err != nil {
+						return err
+					}
+					ids = append(ids, id)
+					return nil
+				})
+				if err != nil {
+					return fmt.Errorf("candidate passages: %w", err)
+				}
+				ranked, err = r.scoreIDs(ctx, tx, ids)
+			} else {
+				ranked, err = rankPassages(ctx, tx, `SELECT rowid, -rank FROM passage_fts WHERE passage_fts MATCH ? AND rowid IN (`+cands+`)`, args)
+			}
 			if err != nil {
 				return err
 			}
