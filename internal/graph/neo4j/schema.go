@@ -29,5 +29,6 @@ var (
 	// writeRowKeys are the keys of the UNWIND row maps the write statements
 	// read (row.key, row.contract_id, ...). The linter cannot tell a map
 	// from a node, so it is told these names too.
-	writeRowKeys = []string{"key", "n", "contract_id", "location_id", "match_key", "props", "mark", "parties", "from_id", "to_id"}
+	writeRowKeys = []string{"key", "n", "contract_id", "location_id", "match_key", "props", "mark", "parties", "from_id", "to_id",
+		"roles", "clauses", "chunks", "governing_law"}
 )
