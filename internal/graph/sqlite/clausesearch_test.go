@@ -87,15 +87,26 @@ func TestSearchClausesMatchesExhaustiveBM25(t *testing.T) {
 	filters := []struct {
 		name string
 		f    graph.Filter
+		// selective, when set, is selectiveFilter for the case: 1 makes
+		// every filter selective enough to be applied inside topK (the
+		// governing-law filter keeps more passages than the restricted
+		// path takes, so it is ranked through topK).
+		selective int64
 	}{
-		{"none", graph.Filter{}},
-		{"few contracts", graph.Filter{ContractIDs: ids}},
-		{"many contracts", graph.Filter{ContractType: cs[0].ContractType}},
+		{"none", graph.Filter{}, 0},
+		{"few contracts", graph.Filter{ContractIDs: ids}, 0},
+		{"many contracts", graph.Filter{ContractType: cs[0].ContractType}, 0},
+		{"many contracts of a law ranked inside", graph.Filter{GoverningLawState: "NY"}, 1},
 	}
 	for _, q := range clauseBenchQueries {
 		for _, f := range filters {
 			for _, n := range []int{1, 5, 20} {
 				t.Run(fmt.Sprintf("%s/%s/%d", q.id, f.name, n), func(t *testing.T) {
+					if f.selective != 0 {
+						old := selectiveFilter
+						selectiveFilter = f.selective
+						defer func() { selectiveFilter = old }()
+					}
 					if n := compareWithExhaustive(t, s, q.query, f.f, n); n == 0 && f.name == "none" {
 						t.Fatalf("exhaustive ranking found nothing for %q: the corpus does not exercise the search", q.query)
 					}

@@ -43,6 +43,9 @@ type indexRanking struct {
 	terms    []*rankTerm
 	avgdl    float64
 	passages int64
+	// allowed, when not nil, are the only passages topK ranks, in id
+	// order: those of the contracts a selective filter keeps.
+	allowed []int64
 }
 
 type rankTerm struct {
@@ -364,6 +367,8 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 	// full, in id order; they stay out of cands, whose entries carry a
 	// score. A rise of theta leaves them below it.
 	var tiedIDs []int64
+	// r.allowed[:ai] are behind the cursors.
+	ai := 0
 	tf := make([]uint32, len(r.terms)) // by r.terms index
 	for {
 		id := int64(math.MaxInt64)
@@ -372,6 +377,21 @@ func (r *indexRanking) topK(k int) (topResult, error) {
 		}
 		if id == math.MaxInt64 {
 			break
+		}
+		if r.allowed != nil {
+			// Skip to the next allowed passage: the essential cursors
+			// jump there, past every posting in between.
+			j, _ := slices.BinarySearch(r.allowed[ai:], id)
+			ai += j
+			if ai == len(r.allowed) {
+				break
+			}
+			if next := r.allowed[ai]; next != id {
+				for _, c := range curs[essential:] {
+					c.seek(next)
+				}
+				continue
+			}
 		}
 		clear(tf)
 		var length uint32
@@ -493,10 +513,30 @@ func mergeSorted(a, b []int64) []int64 {
 // searchIndexed is SearchClauses' ranking through the passage index: the
 // best passages by topK, those passing the filter, the tie at the cut
 // settled by contract id, offset and clause id; deeper while too few pass.
-func searchIndexed(ctx context.Context, tx *sql.Tx, r *indexRanking, n int, w *where, types []string) ([]graph.ClauseHit, error) {
+//
+// A filter that keeps few of the contracts (matching of them, at most
+// one in selectiveFilter) is applied inside topK instead: the passages of
+// the contracts it keeps are listed first, and the ranking skips every
+// other, rather than ranking ever deeper into passages it then drops.
+func searchIndexed(ctx context.Context, tx *sql.Tx, r *indexRanking, n int, w *where, matching int, types []string) ([]graph.ClauseHit, error) {
 	k := n
 	if len(w.conds) > 0 || len(types) > 0 {
 		k = max(4*n, 64)
+	}
+	if len(w.conds) > 0 && matching >= 0 {
+		var last int64 // about how many contracts are stored, in O(log n)
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(pk), 0) FROM contracts`).Scan(&last); err != nil {
+			return nil, fmt.Errorf("contracts: %w", err)
+		}
+		if int64(matching)*selectiveFilter <= last {
+			allowed, err := filteredPassages(ctx, tx, w, types)
+			if err != nil {
+				return nil, err
+			}
+			r.allowed, k = allowed, n
+			// Every passage ranked passes the filter: resolve without it.
+			w = &where{}
+		}
 	}
 	for ; ; k *= 8 {
 		res, err := r.topK(k)
@@ -527,6 +567,37 @@ func searchIndexed(ctx context.Context, tx *sql.Tx, r *indexRanking, n int, w *w
 			return hits, nil
 		}
 	}
+}
+
+// selectiveFilter: a filter keeping at most one contract in this many is
+// applied inside the ranking (searchIndexed).
+var selectiveFilter int64 = 32
+
+// filteredPassages lists, in id order, the passages (clause pks, negated
+// chunk pks) of the contracts w keeps, of types when given (no chunks then).
+func filteredPassages(ctx context.Context, tx *sql.Tx, w *where, types []string) ([]int64, error) {
+	q := `SELECT cl.pk FROM clauses cl WHERE cl.contract_pk IN (SELECT c.pk FROM contracts c` + w.sql() + `)`
+	args := append([]any{}, w.args...)
+	if len(types) > 0 {
+		in := placeholders(len(types))
+		q += ` AND (cl.type IN (` + in + `) OR cl.grp IN (` + in + `))`
+		args = append(append(args, anys(types)...), anys(types)...)
+	} else {
+		q += ` UNION ALL SELECT -ch.pk FROM chunks ch WHERE ch.contract_pk IN (SELECT c.pk FROM contracts c` + w.sql() + `)`
+		args = append(args, w.args...)
+	}
+	ids := []int64{}
+	err := eachRow(ctx, tx, q, args, func(rows *sql.Rows) error {
+		var id int64
+		err := rows.Scan(&id)
+		ids = append(ids, id)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("filtered passages: %w", err)
+	}
+	slices.Sort(ids)
+	return ids, nil
 }
 
 // orderTiedByWalk is orderTied for a large tie without a contract filter:

@@ -650,8 +650,8 @@ func (s *Store) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph
 	var hits []graph.ClauseHit
 	err = s.readTx(ctx, func(tx *sql.Tx) error {
 		restricted := false
+		count := -1 // contracts passing the filter; -1 without one
 		if len(w.conds) > 0 {
-			var count int
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM contracts c`+w.sql(), w.args...).Scan(&count); err != nil {
 				return fmt.Errorf("count contracts: %w", err)
 			}
@@ -719,7 +719,7 @@ func (s *Store) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph
 			return err
 		}
 		if r != nil {
-			hits, err = searchIndexed(ctx, tx, r, n, w, q.ClauseTypes)
+			hits, err = searchIndexed(ctx, tx, r, n, w, count, q.ClauseTypes)
 			return err
 		}
 		// Otherwise FTS5: take the best passages overall, keep those that
