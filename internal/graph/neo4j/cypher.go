@@ -64,6 +64,10 @@ func schemaStatements() []statement {
 		// (CONTAINS on the joined match keys: partyMatchText).
 		"CREATE INDEX party_contract_count IF NOT EXISTS FOR (n:Party) ON (n.contract_count)",
 		"CREATE TEXT INDEX party_match_text IF NOT EXISTS FOR (n:Party) ON (n.match_text)",
+		// The maintained aggregates (aggregates.go): the one count node, and
+		// the parties with verified contracts, which group_by party reads.
+		"CREATE CONSTRAINT contractgraph_count_id IF NOT EXISTS FOR (n:" + countsLabel + ") REQUIRE n.id IS UNIQUE",
+		"CREATE INDEX party_verified_contract_count IF NOT EXISTS FOR (n:Party) ON (n.verified_contract_count)",
 		// Only merged parties have alias_keys: a put finds them by it (resolve.go).
 		"CREATE INDEX party_alias_keys IF NOT EXISTS FOR (n:Party) ON (n.alias_keys)",
 		// The english analyzer stems like the embedded store's porter
@@ -465,6 +469,9 @@ func compileContractSearch(q graph.ContractQuery) (contractSearch, error) {
 		" RETURN " + summaryProjection + " ORDER BY i"
 	cs := contractSearch{count: statement{Cypher: fc.match() + " RETURN count(c) AS total", Params: pc},
 		offset: q.Offset, limit: n}
+	if st, ok := compileCountedSearch(q.Filter); ok {
+		cs.count = st
+	}
 	if !indexOrdered[orderBy] || fe.prelude != "" || fe.source != labelSource {
 		cs.examples = statement{Cypher: fe.match() +
 			" WITH c ORDER BY " + prop + " IS NULL, " + prop + " " + dir + ", c.id ASC " + page(pe, q.Offset, n) +
@@ -594,6 +601,9 @@ func compileAggregate(q graph.AggregateQuery) (statement, error) {
 		return statement{Cypher: f.match() + " WITH count(c) AS n, " + metric + " AS v" +
 			" RETURN 1 AS total, [{key: 'all', count: n, value: v}] AS groups", Params: p}, nil
 	}
+	if st, ok := compileCountedAggregate(q, n, dir); ok {
+		return st, nil
+	}
 	g, ok := groupings[q.GroupBy]
 	if !ok {
 		return statement{}, graph.UnknownValue("group_by", q.GroupBy, graph.Groupings)
@@ -703,10 +713,14 @@ func compileParties(q graph.PartyQuery) (partySearch, error) {
 		examples: statement{Cypher: exCypher + " WITH p, n ORDER BY " + order + " LIMIT " + lim +
 			" WITH collect({p: p, n: n}) AS ps UNWIND range(0, size(ps) - 1) AS i WITH i, ps[i].p AS p, ps[i].n AS n" +
 			" RETURN i AS rank, p.id AS party_id, p.name AS name, n AS contract_count, coalesce(p.aliases, []) AS aliases," +
-			" COLLECT { MATCH (p)-[r:PARTY_TO]->(:Contract) WHERE r.country IS NOT NULL AND r.country <> ''" +
-			" WITH r.country AS country, count(*) AS m ORDER BY m DESC, country ASC RETURN country LIMIT 1 } AS country," +
-			" COLLECT { MATCH (p)-[:PARTY_TO]->(tc:Contract) WHERE tc.contract_type IS NOT NULL" +
-			" WITH DISTINCT tc.contract_type AS t ORDER BY t RETURN t } AS contract_types", Params: pe},
+			// The most frequent country of its roles and the types of its
+			// contracts, from its facets (aggregates.go).
+			" COLLECT { UNWIND range(0, size(coalesce(p.facet_keys, [])) - 1) AS j" +
+			" WITH p.facet_keys[j] AS fk, p.facet_roles[j] AS m WHERE fk STARTS WITH " + pe.add(countryFacetID) + " AND m > 0" +
+			" WITH substring(fk, " + strconv.Itoa(len(countryFacetID)) + ") AS country, m ORDER BY m DESC, country ASC RETURN country LIMIT 1 } AS country," +
+			" COLLECT { UNWIND range(0, size(coalesce(p.facet_keys, [])) - 1) AS j" +
+			" WITH p.facet_keys[j] AS fk, p.facet_roles[j] AS m WHERE fk STARTS WITH " + pe.add(typeFacetKey) + " AND m > 0" +
+			" WITH substring(fk, " + strconv.Itoa(len(typeFacetKey)) + ") AS t ORDER BY t RETURN t } AS contract_types", Params: pe},
 	}, nil
 }
 

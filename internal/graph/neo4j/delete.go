@@ -44,17 +44,20 @@ func (s *Store) DeleteContracts(ctx context.Context, ids []string) ([]string, er
 		if len(remove) == 0 {
 			return nil
 		}
-		recs, err = collect(ctx, tx, statement{Cypher: deleteContractsCypher, Params: map[string]any{"ids": remove}})
-		if err != nil {
-			return fmt.Errorf("delete contracts: %w", err)
-		}
-		var parties, locations []any
-		for _, r := range recs {
-			m := r.AsMap()
-			parties = append(parties, asSlice(m["pids"])...)
-			locations = append(locations, asSlice(m["lids"])...)
-		}
-		return dropOrphans(ctx, tx, parties, locations)
+		// The aggregates lose what the contracts counted (aggregates.go).
+		return bracket(ctx, tx, remove, func() error {
+			recs, err := collect(ctx, tx, statement{Cypher: deleteContractsCypher, Params: map[string]any{"ids": remove}})
+			if err != nil {
+				return fmt.Errorf("delete contracts: %w", err)
+			}
+			var parties, locations []any
+			for _, r := range recs {
+				m := r.AsMap()
+				parties = append(parties, asSlice(m["pids"])...)
+				locations = append(locations, asSlice(m["lids"])...)
+			}
+			return dropOrphans(ctx, tx, parties, locations)
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("delete contracts: %w", err)

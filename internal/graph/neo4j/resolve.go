@@ -40,6 +40,11 @@ const (
 MATCH (p:Party {id: id})
 RETURN p.id AS id, p.name AS name, p.normalized_name AS key, coalesce(p.aliases, []) AS aliases`
 
+	// partiesContractsCypher lists the contracts of the parties $ids.
+	partiesContractsCypher = `UNWIND $ids AS pid
+MATCH (:Party {id: pid})-[:PARTY_TO]->(c:Contract)
+RETURN DISTINCT c.id AS id`
+
 	resolveRolesCypher = `MATCH (p:Party {id: $canonical})
 UNWIND $others AS oid
 MATCH (:Party {id: oid})-[r:PARTY_TO]->(c:Contract)
@@ -246,16 +251,28 @@ func (s *Store) MergeParties(ctx context.Context, canonicalID string, others []s
 			}
 			parties[i] = p
 		}
-		for _, st := range compileMerge(parties[0], parties[1:]) {
-			res, err := tx.Run(ctx, st.Cypher, st.Params)
-			if err == nil {
-				_, err = res.Consume(ctx)
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", firstLine(st.Cypher), err)
-			}
+		// The merged parties' contracts count for the canonical party
+		// afterwards (aggregates.go).
+		recs, err = collect(ctx, tx, statement{Cypher: partiesContractsCypher, Params: map[string]any{"ids": ids}})
+		if err != nil {
+			return fmt.Errorf("read the parties' contracts: %w", err)
 		}
-		return nil
+		contracts := make([]any, len(recs))
+		for i, r := range recs {
+			contracts[i] = getString(r.AsMap(), "id")
+		}
+		return bracket(ctx, tx, contracts, func() error {
+			for _, st := range compileMerge(parties[0], parties[1:]) {
+				res, err := tx.Run(ctx, st.Cypher, st.Params)
+				if err == nil {
+					_, err = res.Consume(ctx)
+				}
+				if err != nil {
+					return fmt.Errorf("%s: %w", firstLine(st.Cypher), err)
+				}
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("merge parties into %s: %w", canonicalID, err)

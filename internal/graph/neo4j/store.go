@@ -212,6 +212,10 @@ func (s *Store) setupSchema(ctx context.Context, version string) error {
 	if err := s.backfillMatchText(ctx); err != nil {
 		return err
 	}
+	// A new version may count what an older one did not: recount once.
+	if err := s.backfillAggregates(ctx); err != nil {
+		return err
+	}
 	for _, st := range []statement{{Cypher: dropMarkerNodeCypher}, {Cypher: dropMarkerConstraintCypher}} {
 		if _, err := s.run(ctx, neo4j.AccessModeWrite, st); err != nil {
 			return fmt.Errorf("remove the old schema marker: %w", err)
