@@ -209,13 +209,24 @@ func distinct(xs []string) []string {
 // writeCountsCypher.
 const (
 	lockCountsCypher = `MERGE (n:` + countsLabel + ` {id: $id})
-SET n.writes = coalesce(n.writes, 0) + 1
+SET n.writes = coalesce(n.writes, 0) + 1, n.names_epoch = coalesce(n.names_epoch, randomUUID())
 RETURN coalesce(n.count_keys, []) AS keys, coalesce(n.count_contracts, []) AS contracts, coalesce(n.count_verified, []) AS verified`
 
 	writeCountsCypher = `MATCH (n:` + countsLabel + ` {id: $id})
 SET n.count_keys = $keys, n.count_contracts = $contracts, n.count_verified = $verified`
 
 	deleteCountsCypher = `MATCH (n:` + countsLabel + ` {id: $id}) DELETE n`
+
+	// bumpNamesCypher records that the parties' ids, names or match keys
+	// may have changed (PartyNamesVersion): the version counts up within
+	// an epoch, which is new whenever the node is, so that a version once
+	// read never comes back after the node was deleted and made again.
+	bumpNamesCypher = `MERGE (n:` + countsLabel + ` {id: $id})
+SET n.names_epoch = coalesce(n.names_epoch, randomUUID()), n.names_version = coalesce(n.names_version, 0) + 1`
+
+	// namesVersionCypher reads the version bumpNamesCypher keeps.
+	namesVersionCypher = `OPTIONAL MATCH (n:` + countsLabel + ` {id: $id})
+RETURN coalesce(n.names_epoch + '/' + toString(n.names_version), '') AS version`
 
 	// partyAggregatesCypher adds each row's differences to its party (a
 	// party deleted meanwhile is skipped): the first SET takes the party's
@@ -297,6 +308,20 @@ func orEmpty(xs []any) []any {
 		return []any{}
 	}
 	return xs
+}
+
+// bumpNames runs bumpNamesCypher in tx. Writers that add, rename, merge
+// or delete parties run it last, after applyAggregates, which may delete
+// the count node.
+func bumpNames(ctx context.Context, tx neo4j.ManagedTransaction) error {
+	res, err := tx.Run(ctx, bumpNamesCypher, map[string]any{"id": countsID})
+	if err == nil {
+		_, err = res.Consume(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("bump the party names version: %w", err)
+	}
+	return nil
 }
 
 // writeCounts replaces the count node's lists with counts, leaving out the

@@ -782,10 +782,6 @@ var statsStatements = []struct {
 // partyNameKeysCypher lists every party's match keys (PartyNames).
 const partyNameKeysCypher = `MATCH (p:Party) RETURN p.id AS id, p.name AS name, coalesce(p.match_keys, []) AS keys`
 
-// partyNamesVersionCypher counts the parties and their match keys
-// (PartyNamesVersion).
-const partyNamesVersionCypher = `MATCH (p:Party) RETURN count(p) AS n, sum(size(coalesce(p.match_keys, []))) AS k, coalesce(max(p.id), '') AS last`
-
 // getContractCypher reads one contract with all of its parts.
 const getContractCypher = `MATCH (c:Contract {id: $id})
 RETURN c {.*} AS c,

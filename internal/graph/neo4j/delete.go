@@ -44,8 +44,9 @@ func (s *Store) DeleteContracts(ctx context.Context, ids []string) ([]string, er
 		if len(remove) == 0 {
 			return nil
 		}
-		// The aggregates lose what the contracts counted (aggregates.go).
-		return bracket(ctx, tx, remove, func() error {
+		// The aggregates lose what the contracts counted, and parties may
+		// go with them (aggregates.go).
+		err = bracket(ctx, tx, remove, func() error {
 			recs, err := collect(ctx, tx, statement{Cypher: deleteContractsCypher, Params: map[string]any{"ids": remove}})
 			if err != nil {
 				return fmt.Errorf("delete contracts: %w", err)
@@ -58,6 +59,10 @@ func (s *Store) DeleteContracts(ctx context.Context, ids []string) ([]string, er
 			}
 			return dropOrphans(ctx, tx, parties, locations)
 		})
+		if err != nil {
+			return err
+		}
+		return bumpNames(ctx, tx)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("delete contracts: %w", err)

@@ -103,7 +103,7 @@ func (s *Store) Profile(ctx context.Context, st CallStatement) (driver.ProfiledP
 // list only non-zero values. The recounts read the relationships and
 // clause nodes, not the contract properties the writers derive from them.
 var aggregateRecounts = []struct{ name, stored, recount string }{
-	{"counts", `MATCH (n:` + countsLabel + `) UNWIND range(0, size(n.count_keys) - 1) AS i
+	{"counts", `MATCH (n:` + countsLabel + `) UNWIND range(0, size(coalesce(n.count_keys, [])) - 1) AS i
 		RETURN n.count_keys[i] AS key, toString(n.count_contracts[i]) + '/' + toString(n.count_verified[i]) AS value`,
 		`CALL () {
 		   MATCH (c:Contract) WHERE c.effective_date IS NOT NULL

@@ -363,6 +363,9 @@ func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*gra
 	if err := applyAggregates(ctx, tx, now.minus(before)); err != nil {
 		return nil, nil, 0, err
 	}
+	if err := bumpNames(ctx, tx); err != nil {
+		return nil, nil, 0, err
+	}
 	return statuses, merges, w.dims, nil
 }
 

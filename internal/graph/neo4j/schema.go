@@ -16,7 +16,7 @@ var (
 		// Party
 		"name", "normalized_name", "aliases", "match_keys", "match_text", "contract_count", "alias_keys", "resolve_mark",
 		// The maintained aggregates (aggregates.go)
-		"verified_contract_count", "facet_keys", "facet_roles", "writes", "count_keys", "count_contracts", "count_verified",
+		"verified_contract_count", "facet_keys", "facet_roles", "writes", "names_epoch", "names_version", "count_keys", "count_contracts", "count_verified",
 		// Location
 		"country", "state", "city", "address",
 		// Clause and Chunk
