@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -475,9 +476,12 @@ func (s *Store) backfillAggregates(ctx context.Context) error {
 // countsSource binds key, contracts and verified to each entry of the
 // count node whose key starts with $prefix (none without the node).
 func countsSource(p params, prefix string) string {
+	// The lists are read once, before the UNWIND, which the planner would
+	// otherwise read again for each entry.
 	return "MATCH (n:" + countsLabel + " {id: " + p.add(countsID) + "})" +
-		" UNWIND range(0, size(coalesce(n.count_keys, [])) - 1) AS i" +
-		" WITH n.count_keys[i] AS key, n.count_contracts[i] AS contracts, n.count_verified[i] AS verified" +
+		" WITH coalesce(n.count_keys, []) AS keys, n.count_contracts AS cs, n.count_verified AS vs" +
+		" UNWIND range(0, size(keys) - 1) AS i" +
+		" WITH keys[i] AS key, cs[i] AS contracts, vs[i] AS verified" +
 		" WHERE key STARTS WITH " + p.add(prefix) +
 		" WITH substring(key, " + fmt.Sprint(len(prefix)) + ") AS m, contracts, verified"
 }
@@ -548,11 +552,23 @@ func compileCountedAggregate(q graph.AggregateQuery, limit int, dir string) (sta
 }
 
 // compileCountedSearch is the count of a contract search by one party
-// country or one clause kind and nothing else, from the maintained
-// counts; ok is false for any other filter.
+// country, one clause kind or a range of one date and nothing else, from
+// the maintained counts; ok is false for any other filter.
 func compileCountedSearch(f graph.Filter) (statement, bool) {
 	var key, column string
 	switch {
+	case (f.MinEffectiveDate != "" || f.MaxEffectiveDate != "") &&
+		onlyFields(f, func(f *graph.Filter) { f.MinEffectiveDate, f.MaxEffectiveDate = "", "" }):
+		return compileDateCount(f, effectiveKey, "c.effective_date", f.MinEffectiveDate, f.MaxEffectiveDate, "")
+	case (f.MinEndDate != "" || f.MaxEndDate != "" || f.Active != nil && f.AsOf != "") &&
+		onlyFields(f, func(f *graph.Filter) { f.MinEndDate, f.MaxEndDate, f.Active, f.AsOf = "", "", nil, "" }):
+		lo, hi, before := f.MinEndDate, f.MaxEndDate, ""
+		if f.Active != nil && *f.Active {
+			lo = max(lo, f.AsOf)
+		} else if f.Active != nil {
+			before = f.AsOf
+		}
+		return compileDateCount(f, endKey, "c.end_date", lo, hi, before)
 	case f.PartyCountry != "" && onlyFields(f, func(f *graph.Filter) { f.PartyCountry = "" }):
 		key, column = countryKey+f.PartyCountry, countedColumn(f.IncludeUnverified)
 	case len(f.ClauseTypes) == 1 && onlyFields(f, func(f *graph.Filter) { f.ClauseTypes = nil }):
@@ -563,8 +579,50 @@ func compileCountedSearch(f graph.Filter) (statement, bool) {
 	}
 	p := params{}
 	return statement{Cypher: "OPTIONAL MATCH (n:" + countsLabel + " {id: " + p.add(countsID) + "})" +
-		" RETURN coalesce([i IN range(0, size(coalesce(n.count_keys, [])) - 1) WHERE n.count_keys[i] = " + p.add(key) +
-		" | n.count_" + column + "[i]][0], 0) AS total", Params: p}, true
+		" WITH coalesce(n.count_keys, []) AS keys, n.count_" + column + " AS ns" +
+		" RETURN coalesce([i IN range(0, size(keys) - 1) WHERE keys[i] = " + p.add(key) + " | ns[i]][0], 0) AS total", Params: p}, true
+}
+
+// compileDateCount counts the contracts f matches, f being a range of the
+// date prop alone: from lo to hi inclusive and before before ("" for no
+// bound). Each month strictly inside the bounds is counted whole from the
+// count node's months (prefix): a date is a string, and every string
+// whose first seven characters m are greater than lo's first seven is
+// greater than lo (lesser likewise). The months of the bounds themselves
+// are counted contract by contract through the date's range index, under
+// all of f's conditions.
+func compileDateCount(f graph.Filter, prefix, prop, lo, hi, before string) (statement, bool) {
+	p := params{}
+	cf, err := compileFilter(p, f, summaryAsSource)
+	if err != nil || cf.source != labelSource || cf.prelude != "" {
+		return statement{}, false
+	}
+	for _, b := range []string{lo, hi, before} {
+		if b != "" && len([]rune(b)) < 7 {
+			// Its month would hold other months' dates.
+			return statement{}, false
+		}
+	}
+	var inside []string
+	edges := []any{}
+	edge := func(bound, op string) {
+		if bound == "" {
+			return
+		}
+		m := month(bound)
+		inside = append(inside, "m "+op+" "+p.add(m))
+		if !slices.Contains(edges, any(m)) {
+			edges = append(edges, m)
+		}
+	}
+	edge(lo, ">")
+	edge(hi, "<")
+	edge(before, "<")
+	return statement{Cypher: "CALL () { " + countsSource(p, prefix) + " WHERE " + strings.Join(inside, " AND ") +
+		" RETURN sum(" + countedColumn(f.IncludeUnverified) + ") AS months }" +
+		" CALL () { UNWIND " + p.add(edges) + " AS e MATCH (c:Contract) WHERE " + prop + " STARTS WITH e AND " + strings.Join(cf.conds, " AND ") +
+		" RETURN count(c) AS edges }" +
+		" RETURN months + edges AS total", Params: p}, true
 }
 
 // hiddenLabel reports whether label is the store's bookkeeping, which
