@@ -535,12 +535,20 @@ func compileCountedAggregate(q graph.AggregateQuery, limit int, dir string) (sta
 	if g, ok := countedGroupings[q.GroupBy]; ok {
 		source = countsSource(p, g.prefix) + " WITH " + g.key + " AS k, " + countedColumn(q.IncludeUnverified) + " AS n"
 	} else if q.GroupBy == graph.GroupParty {
-		// A party's verified or all distinct contracts (aggregates.go).
+		// A party's verified or all distinct contracts, each party a
+		// group as in the embedded store (a party's name is its own:
+		// normalized_name is unique). The groups are counted through the
+		// count's index, and the page is read from it in order, so that
+		// only the first parties' names are read.
 		count := "gp.verified_contract_count"
 		if q.IncludeUnverified {
 			count = "gp.contract_count"
 		}
-		source = "MATCH (gp:Party) WHERE " + count + " > 0 WITH gp.name AS k, " + count + " AS n"
+		match := "MATCH (gp:Party) WHERE " + count + " > 0"
+		return statement{Cypher: "CALL () { " + match + " RETURN count(gp) AS total }" +
+			" CALL () { " + match + " WITH gp, " + count + " AS n ORDER BY n " + dir + ", gp.name " + dir + " LIMIT " + p.add(limit) +
+			" RETURN collect({key: gp.name, count: n, value: toFloat(n)}) AS groups }" +
+			" RETURN total, groups", Params: p}, true
 	} else {
 		return statement{}, false
 	}

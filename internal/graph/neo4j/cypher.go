@@ -57,6 +57,11 @@ func schemaStatements() []statement {
 		"CREATE INDEX contract_end_date IF NOT EXISTS FOR (n:Contract) ON (n.end_date)",
 		"CREATE INDEX contract_total_amount IF NOT EXISTS FOR (n:Contract) ON (n.total_amount)",
 		"CREATE INDEX contract_duration_days IF NOT EXISTS FOR (n:Contract) ON (n.duration_days)",
+		// A contract type with an end date range (active or not) or an
+		// amount: one seek to the contracts of both, not every contract
+		// of the type or of the range.
+		"CREATE INDEX contract_type_end_date IF NOT EXISTS FOR (n:Contract) ON (n.contract_type, n.end_date)",
+		"CREATE INDEX contract_type_total_amount IF NOT EXISTS FOR (n:Contract) ON (n.contract_type, n.total_amount)",
 		"CREATE INDEX location_country IF NOT EXISTS FOR (n:Location) ON (n.country)",
 		"CREATE INDEX location_state IF NOT EXISTS FOR (n:Location) ON (n.state)",
 		"CREATE INDEX party_to_country IF NOT EXISTS FOR ()-[r:PARTY_TO]-() ON (r.country)",
@@ -358,8 +363,9 @@ func compileFilter(p params, f graph.Filter, mode filterMode) (*compiledFilter, 
 		case f.ContractType != "" && f.Active != nil:
 			// Left to itself the planner prefers the end date's index for
 			// the open-ended range of active (or inactive) contracts,
-			// which returns a large share of them.
-			cf.source = labelSource + " USING INDEX c:Contract(contract_type)"
+			// which returns a large share of them; the composite index
+			// seeks the type's contracts in the range.
+			cf.source = labelSource + " USING INDEX c:Contract(contract_type, end_date)"
 		case partyCountry != "":
 			// A contract may have several parties in the country.
 			cf.source = "MATCH (:Party)-[pc:PARTY_TO]->(c:Contract) WHERE pc.country = " + partyCountry + " WITH DISTINCT c"
