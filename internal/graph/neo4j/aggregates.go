@@ -22,8 +22,9 @@ import (
 //   - one count node, (:ContractGraphCount {id: 'counts'}), holds parallel
 //     lists count_keys, count_contracts and count_verified: per month of
 //     the effective and of the end date ("effective:2019-10",
-//     "end:2005-03"), per party country ("country:CN") and per clause
-//     kind ("kind:Confidentiality & Non-Disclosure"), how many contracts
+//     "end:2005-03"), per party country ("country:CN"), per clause kind
+//     ("kind:Confidentiality & Non-Disclosure") and per contract type
+//     ("contract_type:Franchise"), how many contracts
 //     have it, all of them and those whose value is verified;
 //   - each party holds verified_contract_count, its distinct contracts in
 //     which it has a verified role (contract_count, all of them, is kept
@@ -53,12 +54,13 @@ const (
 
 // Prefixes of the count node's keys and of the party facets' keys.
 const (
-	effectiveKey   = "effective:"
-	endKey         = "end:"
-	countryKey     = "country:"
-	kindKey        = "kind:"
-	typeFacetKey   = "type:"
-	countryFacetID = "country:"
+	effectiveKey    = "effective:"
+	endKey          = "end:"
+	countryKey      = "country:"
+	kindKey         = "kind:"
+	contractTypeKey = "contract_type:"
+	typeFacetKey    = "type:"
+	countryFacetID  = "country:"
 )
 
 // counted is one key's count: all contracts and those with the value verified.
@@ -179,6 +181,9 @@ func (a *aggregates) add(m map[string]any) {
 		a.count(kindKey+k, true)
 	}
 	typ, hasType := m["type"].(string)
+	if hasType {
+		a.count(contractTypeKey+typ, !slices.Contains(flags, contract.FieldContractType))
+	}
 	verifiedParties := map[string]bool{}
 	for _, v := range asSlice(m["roles"]) {
 		rm, _ := v.(map[string]any)
@@ -579,6 +584,8 @@ func compileCountedSearch(f graph.Filter) (statement, bool) {
 		return compileDateCount(f, endKey, "c.end_date", lo, hi, before)
 	case f.PartyCountry != "" && onlyFields(f, func(f *graph.Filter) { f.PartyCountry = "" }):
 		key, column = countryKey+f.PartyCountry, countedColumn(f.IncludeUnverified)
+	case f.ContractType != "" && onlyFields(f, func(f *graph.Filter) { f.ContractType = "" }):
+		key, column = contractTypeKey+f.ContractType, countedColumn(f.IncludeUnverified)
 	case len(f.ClauseTypes) == 1 && onlyFields(f, func(f *graph.Filter) { f.ClauseTypes = nil }):
 		// Clause kinds have no unverified flag.
 		key, column = kindKey+f.ClauseTypes[0], "contracts"

@@ -112,6 +112,9 @@ var aggregateRecounts = []struct{ name, stored, recount string }{
 		   MATCH (c:Contract) WHERE c.end_date IS NOT NULL
 		   RETURN 'end:' + substring(c.end_date, 0, 7) AS key, c, NOT 'end_date' IN coalesce(c.unverified_fields, []) AS verified
 		   UNION ALL
+		   MATCH (c:Contract) WHERE c.contract_type IS NOT NULL
+		   RETURN 'contract_type:' + c.contract_type AS key, c, NOT 'contract_type' IN coalesce(c.unverified_fields, []) AS verified
+		   UNION ALL
 		   MATCH (:Party)-[r:PARTY_TO]->(c:Contract) WHERE r.country <> ''
 		   WITH r.country AS country, c, max(CASE WHEN r.unverified IS NULL THEN 1 ELSE 0 END) AS v
 		   RETURN 'country:' + country AS key, c, v = 1 AS verified
