@@ -44,17 +44,25 @@ func (s *Store) DeleteContracts(ctx context.Context, ids []string) ([]string, er
 		if len(remove) == 0 {
 			return nil
 		}
-		recs, err = collect(ctx, tx, statement{Cypher: deleteContractsCypher, Params: map[string]any{"ids": remove}})
+		// The aggregates lose what the contracts counted, and parties may
+		// go with them (aggregates.go).
+		err = bracket(ctx, tx, remove, func() error {
+			recs, err := collect(ctx, tx, statement{Cypher: deleteContractsCypher, Params: map[string]any{"ids": remove}})
+			if err != nil {
+				return fmt.Errorf("delete contracts: %w", err)
+			}
+			var parties, locations []any
+			for _, r := range recs {
+				m := r.AsMap()
+				parties = append(parties, asSlice(m["pids"])...)
+				locations = append(locations, asSlice(m["lids"])...)
+			}
+			return dropOrphans(ctx, tx, parties, locations)
+		})
 		if err != nil {
-			return fmt.Errorf("delete contracts: %w", err)
+			return err
 		}
-		var parties, locations []any
-		for _, r := range recs {
-			m := r.AsMap()
-			parties = append(parties, asSlice(m["pids"])...)
-			locations = append(locations, asSlice(m["lids"])...)
-		}
-		return dropOrphans(ctx, tx, parties, locations)
+		return bumpNames(ctx, tx)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("delete contracts: %w", err)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	driver "github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -93,4 +96,95 @@ func (s *Store) Profile(ctx context.Context, st CallStatement) (driver.ProfiledP
 		return nil, fmt.Errorf("profile %s: the server returned no plan", st.Name)
 	}
 	return plan, nil
+}
+
+// aggregateRecounts pairs each maintained aggregate (aggregates.go) with
+// its recount from the base graph: both return rows of key and value, and
+// list only non-zero values. The recounts read the relationships and
+// clause nodes, not the contract properties the writers derive from them.
+var aggregateRecounts = []struct{ name, stored, recount string }{
+	{"counts", `MATCH (n:` + countsLabel + `) UNWIND range(0, size(coalesce(n.count_keys, [])) - 1) AS i
+		RETURN n.count_keys[i] AS key, toString(n.count_contracts[i]) + '/' + toString(n.count_verified[i]) AS value`,
+		`CALL () {
+		   MATCH (c:Contract) WHERE c.effective_date IS NOT NULL
+		   RETURN 'effective:' + substring(c.effective_date, 0, 7) AS key, c, NOT 'effective_date' IN coalesce(c.unverified_fields, []) AS verified
+		   UNION ALL
+		   MATCH (c:Contract) WHERE c.end_date IS NOT NULL
+		   RETURN 'end:' + substring(c.end_date, 0, 7) AS key, c, NOT 'end_date' IN coalesce(c.unverified_fields, []) AS verified
+		   UNION ALL
+		   MATCH (c:Contract) WHERE c.contract_type IS NOT NULL
+		   RETURN 'contract_type:' + c.contract_type AS key, c, NOT 'contract_type' IN coalesce(c.unverified_fields, []) AS verified
+		   UNION ALL
+		   MATCH (:Party)-[r:PARTY_TO]->(c:Contract) WHERE r.country <> ''
+		   WITH r.country AS country, c, max(CASE WHEN r.unverified IS NULL THEN 1 ELSE 0 END) AS v
+		   RETURN 'country:' + country AS key, c, v = 1 AS verified
+		   UNION ALL
+		   MATCH (c:Contract)-[:HAS_CLAUSE]->(cl:Clause) UNWIND [cl.type, cl.group] AS k
+		   WITH DISTINCT c, k WHERE k IS NOT NULL AND k <> ''
+		   RETURN 'kind:' + k AS key, c, true AS verified
+		 }
+		 WITH key, count(c) AS n, count(CASE WHEN verified THEN 1 END) AS v
+		 RETURN key, toString(n) + '/' + toString(v) AS value`},
+	{"party contracts", `MATCH (p:Party) WHERE coalesce(p.contract_count, 0) <> 0 OR coalesce(p.verified_contract_count, 0) <> 0
+		RETURN p.id AS key, toString(coalesce(p.contract_count, 0)) + '/' + toString(coalesce(p.verified_contract_count, 0)) AS value`,
+		`MATCH (p:Party)-[r:PARTY_TO]->(c:Contract)
+		 WITH p, c, max(CASE WHEN r.unverified IS NULL THEN 1 ELSE 0 END) AS v
+		 RETURN p.id AS key, toString(count(c)) + '/' + toString(sum(v)) AS value`},
+	{"party facets", `MATCH (p:Party) UNWIND range(0, size(coalesce(p.facet_keys, [])) - 1) AS i
+		RETURN p.id + ' ' + p.facet_keys[i] AS key, toString(p.facet_roles[i]) AS value`,
+		`MATCH (p:Party)-[r:PARTY_TO]->(c:Contract)
+		 UNWIND [CASE WHEN r.country <> '' THEN 'country:' + r.country END, 'type:' + c.contract_type] AS k
+		 WITH p, k WHERE k IS NOT NULL
+		 RETURN p.id + ' ' + k AS key, toString(count(*)) AS value`},
+}
+
+// AggregateDiff recounts every maintained aggregate from the base graph
+// and describes how the stored ones differ ("" when none does). It also
+// reports more than one count node.
+func (s *Store) AggregateDiff(ctx context.Context) (string, error) {
+	var diffs []string
+	err := s.tx(ctx, driver.AccessModeRead, func(tx driver.ManagedTransaction) error {
+		diffs = diffs[:0]
+		read := func(q string) (map[string]string, error) {
+			recs, err := collect(ctx, tx, statement{Cypher: q})
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", q, err)
+			}
+			out := map[string]string{}
+			for _, r := range recs {
+				m := r.AsMap()
+				out[getString(m, "key")] = getString(m, "value")
+			}
+			return out, nil
+		}
+		for _, a := range aggregateRecounts {
+			stored, err := read(a.stored)
+			if err != nil {
+				return err
+			}
+			recount, err := read(a.recount)
+			if err != nil {
+				return err
+			}
+			for _, k := range slices.Sorted(maps.Keys(stored)) {
+				if recount[k] != stored[k] {
+					diffs = append(diffs, fmt.Sprintf("%s: %q stored %s, recounted %q", a.name, k, stored[k], recount[k]))
+				}
+			}
+			for _, k := range slices.Sorted(maps.Keys(recount)) {
+				if _, ok := stored[k]; !ok {
+					diffs = append(diffs, fmt.Sprintf("%s: %q recounted %s, not stored", a.name, k, recount[k]))
+				}
+			}
+		}
+		recs, err := collect(ctx, tx, statement{Cypher: `MATCH (n:` + countsLabel + `) RETURN count(n) AS n`})
+		if err != nil {
+			return err
+		}
+		if n := getInt(recs[0].AsMap(), "n"); n > 1 {
+			diffs = append(diffs, fmt.Sprintf("%d count nodes, want at most 1", n))
+		}
+		return nil
+	})
+	return strings.Join(diffs, "\n"), err
 }

@@ -194,7 +194,7 @@ func TestCypherDump(t *testing.T) {
 		{"old party counts", oldPartyCountsCypher, ids},
 		{"get contract", getContractCypher, map[string]any{"id": "c1"}},
 		{"party name keys", partyNameKeysCypher, nil},
-		{"party names version", partyNamesVersionCypher, nil},
+		{"party names version", namesVersionCypher, map[string]any{"id": countsID}},
 		{"contract ids", contractIDsCypher, map[string]any{"after": "", "limit": 256}},
 		{"contracts without chunks", contractsWithoutChunksCypher, nil},
 		{"count chunk embeddings", countChunkEmbeddingsCypher, map[string]any{"model": "m"}},
@@ -208,6 +208,16 @@ func TestCypherDump(t *testing.T) {
 		{"put amends links", putLinksCypher(graph.LinkAmends, false), linkRows},
 		{"put supplements links, manual", putLinksCypher(graph.LinkSupplements, true), linkRows},
 		{"search vector index", searchVectorIndexCypher, map[string]any{"k": int64(20), "vector": []any{0.1, 0.2}, "model": ""}},
+		{"aggregate contributions", contributionCypher, ids},
+		{"lock the counts", lockCountsCypher, map[string]any{"id": countsID}},
+		{"write the counts", writeCountsCypher, map[string]any{"id": countsID, "keys": []any{"end:2020-01"}, "contracts": []any{int64(1)}, "verified": []any{int64(1)}}},
+		{"delete the counts", deleteCountsCypher, map[string]any{"id": countsID}},
+		{"bump the party names version", bumpNamesCypher, map[string]any{"id": countsID}},
+		{"party aggregates", partyAggregatesCypher, map[string]any{"rows": []any{map[string]any{"id": "acme", "verified": int64(1), "keys": []any{"type:Service"}, "roles": []any{int64(1)}}}}},
+		{"parties' contracts", partiesContractsCypher, map[string]any{"ids": []any{"acme"}}},
+		{"backfill aggregate ids", aggregateIDsCypher, map[string]any{"after": "", "limit": int64(backfillPage)}},
+		{"backfill party ids", partyIDsCypher, map[string]any{"after": "", "limit": int64(backfillPage)}},
+		{"backfill party aggregates", resetPartyAggregatesCypher, map[string]any{"rows": []any{map[string]any{"id": "acme", "verified": int64(1), "keys": []any{"type:Service"}, "roles": []any{int64(1)}}}}},
 	} {
 		d.add(st.name, statement{Cypher: st.cypher, Params: st.params})
 	}

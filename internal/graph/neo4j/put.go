@@ -294,6 +294,12 @@ func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*gra
 	if len(w.contracts) == 0 {
 		return statuses, merges, 0, nil
 	}
+	// The aggregates lose what the replaced versions counted and gain
+	// what the batch writes (aggregates.go).
+	before, err := contractAggregates(ctx, tx, replaced)
+	if err != nil {
+		return nil, nil, 0, err
+	}
 	var oldParties, oldLocations []any
 	if len(replaced) > 0 {
 		recs, err := collect(ctx, tx, statement{Cypher: deleteContractsCypher, Params: map[string]any{"ids": replaced}})
@@ -344,6 +350,20 @@ func writeBatchTx(ctx context.Context, tx neo4j.ManagedTransaction, batch []*gra
 		if _, err := res.Consume(ctx); err != nil {
 			return nil, nil, 0, fmt.Errorf("write %s: %w", st.what, err)
 		}
+	}
+	written := make([]any, len(write))
+	for i, p := range write {
+		written[i] = p.Contract.ID
+	}
+	now, err := contractAggregates(ctx, tx, written)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if err := applyAggregates(ctx, tx, now.minus(before)); err != nil {
+		return nil, nil, 0, err
+	}
+	if err := bumpNames(ctx, tx); err != nil {
+		return nil, nil, 0, err
 	}
 	return statuses, merges, w.dims, nil
 }

@@ -40,6 +40,11 @@ const (
 MATCH (p:Party {id: id})
 RETURN p.id AS id, p.name AS name, p.normalized_name AS key, coalesce(p.aliases, []) AS aliases`
 
+	// partiesContractsCypher lists the contracts of the parties $ids.
+	partiesContractsCypher = `UNWIND $ids AS pid
+MATCH (:Party {id: pid})-[:PARTY_TO]->(c:Contract)
+RETURN DISTINCT c.id AS id`
+
 	resolveRolesCypher = `MATCH (p:Party {id: $canonical})
 UNWIND $others AS oid
 MATCH (:Party {id: oid})-[r:PARTY_TO]->(c:Contract)
@@ -246,16 +251,32 @@ func (s *Store) MergeParties(ctx context.Context, canonicalID string, others []s
 			}
 			parties[i] = p
 		}
-		for _, st := range compileMerge(parties[0], parties[1:]) {
-			res, err := tx.Run(ctx, st.Cypher, st.Params)
-			if err == nil {
-				_, err = res.Consume(ctx)
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", firstLine(st.Cypher), err)
-			}
+		// The merged parties' contracts count for the canonical party
+		// afterwards (aggregates.go).
+		recs, err = collect(ctx, tx, statement{Cypher: partiesContractsCypher, Params: map[string]any{"ids": ids}})
+		if err != nil {
+			return fmt.Errorf("read the parties' contracts: %w", err)
 		}
-		return nil
+		contracts := make([]any, len(recs))
+		for i, r := range recs {
+			contracts[i] = getString(r.AsMap(), "id")
+		}
+		err = bracket(ctx, tx, contracts, func() error {
+			for _, st := range compileMerge(parties[0], parties[1:]) {
+				res, err := tx.Run(ctx, st.Cypher, st.Params)
+				if err == nil {
+					_, err = res.Consume(ctx)
+				}
+				if err != nil {
+					return fmt.Errorf("%s: %w", firstLine(st.Cypher), err)
+				}
+			}
+			return nil
+		})
+		if err != nil || len(parties) == 1 {
+			return err
+		}
+		return bumpNames(ctx, tx)
 	})
 	if err != nil {
 		return fmt.Errorf("merge parties into %s: %w", canonicalID, err)
@@ -394,19 +415,19 @@ func (s *Store) PartyNames(ctx context.Context) ([]graph.PartyName, error) {
 	return out, nil
 }
 
-// PartyNamesVersion returns the number of parties and of their match keys,
-// which every write that adds, merges or deletes parties or adds a
-// spelling changes; see graph.PartyNameLister. (Neo4j has no triggers to
-// count writes with, and one version node that every import updated would
-// serialise concurrent imports.)
+// PartyNamesVersion returns the version on the count node that every
+// write adding, renaming, merging or deleting parties bumps in its own
+// transaction (bumpNamesCypher); see graph.PartyNameLister. The writes
+// already take that node's lock for the aggregates, so the version
+// serialises nothing more, and reading it is one index lookup where
+// counting the parties read every one of them.
 func (s *Store) PartyNamesVersion(ctx context.Context) (string, error) {
-	recs, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: partyNamesVersionCypher})
+	recs, err := s.run(ctx, neo4j.AccessModeRead, statement{Cypher: namesVersionCypher, Params: map[string]any{"id": countsID}})
 	if err != nil {
 		return "", fmt.Errorf("read party names version: %w", err)
 	}
 	if len(recs) == 0 {
 		return "", nil
 	}
-	m := recs[0].AsMap()
-	return fmt.Sprintf("%d/%d/%s", getInt(m, "n"), getInt(m, "k"), getString(m, "last")), nil
+	return getString(recs[0].AsMap(), "version"), nil
 }

@@ -3,7 +3,7 @@ package neo4j
 // The graph schema's names, the allow-list every statement is built from;
 // the Cypher lint checks the compiler's statements against them.
 var (
-	schemaLabels            = []string{"Contract", "Party", "Location", "Clause", "Chunk", "Statute", schemaMarkerLabel}
+	schemaLabels            = []string{"Contract", "Party", "Location", "Clause", "Chunk", "Statute", schemaMarkerLabel, countsLabel}
 	schemaRelationshipTypes = []string{"PARTY_TO", "HAS_LOCATION", "HAS_GOVERNING_LAW", "HAS_CLAUSE", "HAS_CHUNK", "AMENDS", "SUPPLEMENTS"}
 	schemaPropertyKeys      = []string{
 		// Contract
@@ -15,6 +15,8 @@ var (
 		"unverified_fields", "unverified_values", "verified_party_countries",
 		// Party
 		"name", "normalized_name", "aliases", "match_keys", "match_text", "contract_count", "alias_keys", "resolve_mark",
+		// The maintained aggregates (aggregates.go)
+		"verified_contract_count", "facet_keys", "facet_roles", "writes", "names_epoch", "names_version", "count_keys", "count_contracts", "count_verified",
 		// Location
 		"country", "state", "city", "address",
 		// Clause and Chunk
@@ -30,5 +32,5 @@ var (
 	// read (row.key, row.contract_id, ...). The linter cannot tell a map
 	// from a node, so it is told these names too.
 	writeRowKeys = []string{"key", "n", "contract_id", "location_id", "match_key", "props", "mark", "parties", "from_id", "to_id",
-		"roles", "clauses", "chunks", "governing_law"}
+		"roles", "clauses", "chunks", "governing_law", "verified", "keys"}
 )

@@ -45,7 +45,7 @@ type namedStatementT struct {
 // they answer no question (alias_keys only serves merged-party lookups on
 // import), and the embedding is a long vector.
 var hiddenProperties = map[string]bool{"content_hash": true, "embedding": true, "evidence": true, "alias_keys": true,
-	"deadline_first": true, "deadline_last": true}
+	"deadline_first": true, "deadline_last": true, "facet_keys": true, "facet_roles": true}
 
 // SchemaText describes the live graph for a language model: node labels
 // and relationship types with their properties and types, and the
@@ -68,8 +68,8 @@ func (s *Store) SchemaText(ctx context.Context) (string, error) {
 			m := r.AsMap()
 			labels := getStrings(m, "nodeLabels")
 			label := strings.Join(labels, ":")
-			if label == "" || slices.Contains(labels, schemaMarkerLabel) {
-				continue // the schema marker is bookkeeping, no data to ask about
+			if label == "" || slices.ContainsFunc(labels, hiddenLabel) {
+				continue // the schema marker and the counts are bookkeeping, no data to ask about
 			}
 			name := getString(m, "propertyName")
 			if _, ok := nodes[label]; !ok {

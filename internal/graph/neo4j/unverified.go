@@ -184,11 +184,18 @@ func (s *Store) backfillUnverified(ctx context.Context) error {
 			if len(rows) == 0 {
 				return nil
 			}
-			res, err := tx.Run(ctx, setUnverifiedCypher, map[string]any{"rows": rows})
-			if err == nil {
-				_, err = res.Consume(ctx)
+			ids := make([]any, len(recs))
+			for i, r := range recs {
+				ids[i] = getString(r.AsMap(), "id")
 			}
-			return err
+			// Flags change what the aggregates count as verified.
+			return bracket(ctx, tx, ids, func() error {
+				res, err := tx.Run(ctx, setUnverifiedCypher, map[string]any{"rows": rows})
+				if err == nil {
+					_, err = res.Consume(ctx)
+				}
+				return err
+			})
 		})
 		if err != nil {
 			return fmt.Errorf("flag unverified values: %w", err)
