@@ -687,16 +687,8 @@ func (s *Store) SearchClauses(ctx context.Context, q graph.ClauseQuery) ([]graph
 			var ranked map[int64]float64
 			if r != nil {
 				var ids []int64
-				err = eachRow(ctx, tx, cands, args[1:], func(rows *sql.Rows) error {
-					var id int64
-					if err := rows.Scan(&id); err != nil {
-						return err
-					}
-					ids = append(ids, id)
-					return nil
-				})
-				if err != nil {
-					return fmt.Errorf("candidate passages: %w", err)
+				if ids, err = filteredPassages(ctx, tx, w, q.ClauseTypes); err != nil {
+					return err
 				}
 				ranked, err = r.scoreIDs(ctx, tx, ids)
 			} else {
