@@ -14,7 +14,7 @@ import (
 type Passage struct {
 	keys    []uint64 // the hashed unigrams and bigrams, ascending
 	weights []float64
-	norm    float64
+	norm2   float64 // the sum of the squared weights, added in key order
 }
 
 // passageSeed hashes every Passage's words alike; with 64-bit hashes two
@@ -29,15 +29,17 @@ func NewPassage(s string) Passage {
 		w float64
 	}
 	all := make([]kw, 0, len(v))
-	n := 0.0
 	for word, w := range v {
 		all = append(all, kw{maphash.String(passageSeed, word), w})
-		n += w * w
 	}
+	// Summing in key order, not map order, makes the result the same on
+	// every run: two passages with the same words then have the same
+	// norm2 and a dot product equal to it, and score exactly 1.
 	slices.SortFunc(all, func(a, b kw) int { return cmp.Compare(a.k, b.k) })
-	p := Passage{keys: make([]uint64, len(all)), weights: make([]float64, len(all)), norm: math.Sqrt(n)}
+	p := Passage{keys: make([]uint64, len(all)), weights: make([]float64, len(all))}
 	for i, e := range all {
 		p.keys[i], p.weights[i] = e.k, e.w
+		p.norm2 += e.w * e.w
 	}
 	return p
 }
@@ -63,5 +65,5 @@ func (p Passage) Similarity(q Passage) float64 {
 			j++
 		}
 	}
-	return min(1, max(0, dot/(p.norm*q.norm)))
+	return min(1, max(0, dot/math.Sqrt(p.norm2*q.norm2)))
 }

@@ -1,7 +1,6 @@
 package textmatch
 
 import (
-	"math"
 	"strings"
 	"unicode"
 )
@@ -28,26 +27,7 @@ import (
 // Two passages without a word are alike (1) when both are blank and not
 // (0) when only one is.
 func Similarity(a, b string) float64 {
-	va, vb := passageVector(a), passageVector(b)
-	if len(va) == 0 || len(vb) == 0 {
-		if len(va) == 0 && len(vb) == 0 {
-			return 1
-		}
-		return 0
-	}
-	if len(vb) < len(va) {
-		va, vb = vb, va
-	}
-	var dot, na, nb float64
-	for k, x := range va {
-		na += x * x
-		dot += x * vb[k]
-	}
-	for _, y := range vb {
-		nb += y * y
-	}
-	s := dot / math.Sqrt(na*nb)
-	return min(1, max(0, s))
+	return NewPassage(a).Similarity(NewPassage(b))
 }
 
 // stopWeight is the weight of a stop word relative to other words.
