@@ -196,23 +196,41 @@ var ErrNoticeUnresolved = fmt.Errorf("notice-deadline filter not resolved before
 // every candidate's deadlines in the range and of the kinds asked for,
 // ordered by date, then kind, then contract id, then term; the first
 // limit of them, described, with the total count. Only the returned
-// deadlines are described, so that many candidates cost little more than
-// their date arithmetic.
+// deadlines are kept while counting and described after, so that many
+// candidates (a quarter of a million in a store of a million contracts)
+// cost little more than their date arithmetic.
 //
-// load, when not nil, is called with the contracts of the returned
-// deadlines before they are described, for a backend that reads their
-// evidence only then; an error from it is returned.
-func CollectDeadlines(cands []*contract.Contract, q DeadlineQuery, limit int, load func(page []*contract.Contract) error) (DeadlineResult, error) {
+// load, when not nil, is called with the indexes in cands of the returned
+// deadlines' contracts, in the order of their first deadline, before
+// they are described, for a backend that reads their evidence only then;
+// an error from it is returned.
+func CollectDeadlines(cands []*contract.Contract, q DeadlineQuery, limit int, load func(page []int) error) (DeadlineResult, error) {
 	out := DeadlineResult{From: q.From, To: q.To, Deadlines: []DeadlineHit{}}
+	// dated is one deadline of cands[c]; seq numbers the deadlines in the
+	// order they are found, which breaks the remaining ties as a stable
+	// sort of all of them would.
 	type dated struct {
-		c  int // index in cands
-		tl contract.Timeline
-		d  contract.DatedDeadline
+		c, seq int
+		d      contract.DatedDeadline
 	}
-	var all []dated
+	rank := func(k string) int { return slices.Index(contract.DeadlineKinds, k) }
+	order := func(a, b dated) int {
+		if c := a.d.Date.Compare(b.d.Date); c != 0 {
+			return c
+		}
+		if c := rank(a.d.Kind) - rank(b.d.Kind); c != 0 {
+			return c
+		}
+		if c := strings.Compare(cands[a.c].ID, cands[b.c].ID); c != 0 {
+			return c
+		}
+		return a.seq - b.seq // then term: DeadlineDates' order
+	}
+	// top holds the first limit deadlines found so far, in order.
+	top := make([]dated, 0, min(limit, 64))
+	n := 0
 	for i, c := range cands {
-		tl := contract.TimelineOf(c)
-		ds, err := tl.DeadlineDates(q.From, q.To)
+		ds, err := contract.TimelineOf(c).DeadlineDates(q.From, q.To)
 		if err != nil {
 			continue // candidates come from stored, validated dates
 		}
@@ -220,41 +238,35 @@ func CollectDeadlines(cands []*contract.Contract, q DeadlineQuery, limit int, lo
 			if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, d.Kind) {
 				continue
 			}
-			all = append(all, dated{c: i, tl: tl, d: d})
+			x := dated{c: i, seq: n, d: d}
+			n++
+			if len(top) == limit && order(x, top[len(top)-1]) >= 0 {
+				continue
+			}
+			at, _ := slices.BinarySearchFunc(top, x, order)
+			if len(top) == limit {
+				top = top[:len(top)-1]
+			}
+			top = slices.Insert(top, at, x)
 		}
 	}
-	rank := func(k string) int { return slices.Index(contract.DeadlineKinds, k) }
-	slices.SortStableFunc(all, func(a, b dated) int {
-		if c := a.d.Date.Compare(b.d.Date); c != 0 {
-			return c
-		}
-		if c := rank(a.d.Kind) - rank(b.d.Kind); c != 0 {
-			return c
-		}
-		return strings.Compare(cands[a.c].ID, cands[b.c].ID) // then term: DeadlineDates' order, kept by the stable sort
-	})
-	out.TotalCount = len(all)
-	all = all[:min(len(all), limit)]
+	out.TotalCount = n
 	if load != nil {
-		var page []*contract.Contract
+		var page []int
 		seen := map[int]bool{}
-		for _, x := range all {
+		for _, x := range top {
 			if !seen[x.c] {
 				seen[x.c] = true
-				page = append(page, cands[x.c])
+				page = append(page, x.c)
 			}
 		}
 		if err := load(page); err != nil {
 			return DeadlineResult{}, err
 		}
 	}
-	for _, x := range all {
+	for _, x := range top {
 		c := cands[x.c]
-		tl := x.tl
-		if load != nil {
-			tl = contract.TimelineOf(c) // with the evidence load added
-		}
-		d := tl.Describe(x.d)
+		d := contract.TimelineOf(c).Describe(x.d) // with the evidence load added
 		parties := make([]string, 0, len(c.Parties))
 		for _, p := range c.Parties {
 			parties = append(parties, p.Name)

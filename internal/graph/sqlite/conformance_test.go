@@ -12,6 +12,15 @@ func TestConformance(t *testing.T) {
 	graphtest.Run(t, openConformance)
 }
 
+// TestConformanceTimelineScan runs the suite with every deadline search
+// reading the timelines in order (timelineSource) rather than through the
+// index of their first deadlines, which the small stores above use.
+func TestConformanceTimelineScan(t *testing.T) {
+	defer func(n int64) { minTimelineProbe = n }(minTimelineProbe)
+	minTimelineProbe = 0
+	graphtest.Run(t, openConformance)
+}
+
 func TestStatuteConformance(t *testing.T) {
 	graphtest.RunStatutes(t, openConformance)
 }
