@@ -120,3 +120,33 @@ func TestCollectDeadlinesMatchesFullSort(t *testing.T) {
 		}
 	}
 }
+
+// HasNoticeDeadline tests the dated deadlines; it must decide as the
+// first notice deadline on or after the range's start (Timeline.AsOf),
+// which the deadline tools describe, does.
+func TestHasNoticeDeadlineAsOf(t *testing.T) {
+	cs := append(graphtest.Fixture(), graphtest.UnverifiedContract())
+	if err := synth.Generate(11, 3000, func(c *contract.Contract) error { cs = append(cs, c); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	ranges := [][2]string{{"2024-01-01", "2024-03-31"}, {"2020-01-01", "2020-12-31"}, {"2000-02-29", "2000-03-01"},
+		{"1990-01-01", "2050-12-31"}, {"2021-06-15", "2021-06-15"}, {"2010-01-31", "2010-02-28"}, {"2021-09-14", "2021-09-14"}}
+	yes := 0
+	for _, c := range cs {
+		for _, r := range ranges {
+			got := graph.HasNoticeDeadline(c, r[0], r[1])
+			d, err := contract.TimelineOf(c).AsOf(r[0])
+			want := err == nil && d.NoticeDeadline.Known() && d.NoticeDeadline.Date <= r[1]
+			if got != want {
+				t.Errorf("%s from %s to %s: HasNoticeDeadline = %v, AsOf gives %v (end %s, renewal %s %s, notice %s, count %d)",
+					c.ID, r[0], r[1], got, want, c.EndDate, c.RenewalKind, c.RenewalTerm, c.NoticePeriod, c.RenewalCount)
+			}
+			if got {
+				yes++
+			}
+		}
+	}
+	if yes < 400 {
+		t.Errorf("only %d of %d cases have a notice deadline: the test tells little", yes, len(cs)*len(ranges))
+	}
+}
