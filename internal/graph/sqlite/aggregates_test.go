@@ -688,7 +688,8 @@ func TestQueryCountsUpgrade(t *testing.T) {
 	db.Close()
 	s, seen := openWatched(t, path)
 	defer s.Close()
-	want := []Progress{{Step: StepMigrations, Total: 1}, {Step: StepMigrations, Done: 1, Total: 1}}
+	// 0110, then 0115 (the roles' index with their locations).
+	want := []Progress{{Step: StepMigrations, Total: 2}, {Step: StepMigrations, Done: 1, Total: 2}, {Step: StepMigrations, Done: 2, Total: 2}}
 	if diff := cmp.Diff(want, seen); diff != "" {
 		t.Errorf("progress (-want +got):\n%s", diff)
 	}
