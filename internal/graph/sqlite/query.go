@@ -229,11 +229,18 @@ const (
 	quarterKey    = "substr(period, 1, 4) || '-Q' || ((CAST(substr(period, 6, 2) AS INTEGER) + 2) / 3)"
 )
 
+// typeCounted counts the contracts of each type from type_amounts
+// (migration 0110), whose rows are per type, currency and flags: the
+// verified ones are those whose flags leave the type verified.
+var typeCounted = fmt.Sprintf(`SELECT k, sum({counted}) AS n FROM (SELECT contract_type AS k, contracts,
+		iif(flags & %d = 0, contracts, 0) AS verified_contracts FROM type_amounts)
+	GROUP BY k HAVING n > 0 AND k <> ''`, unverifiedBits[contract.FieldContractType])
+
 // groupings is the allow-list of aggregate groupings. Keys, joins and
 // links are templates of factsSQL: an unverified value is in no group
 // unless the filter includes unverified values.
 var groupings = map[string]grouping{
-	graph.GroupContractType: {key: "{contract_type}"},
+	graph.GroupContractType: {key: "{contract_type}", counted: typeCounted},
 	graph.GroupEffectiveYear: {key: "substr({effective_date}, 1, 4)",
 		counted: fmt.Sprintf(periodCounted, "substr(period, 1, 4)", "effective")},
 	graph.GroupEffectiveMonth: {key: "substr({effective_date}, 1, 7)",
