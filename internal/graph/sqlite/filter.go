@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -111,7 +112,8 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 		}
 		for _, ids := range f.PartyIDSets {
 			sub := &where{}
-			sub.add("SELECT pk FROM parties WHERE id IN ("+placeholders(len(ids))+")", anys(ids)...)
+			in, args := inList(ids)
+			sub.add("SELECT pk FROM parties WHERE id IN "+in, args...)
 			subs = append(subs, sub)
 		}
 		contracts := `c.pk IN (SELECT cp.contract_pk FROM contract_parties cp WHERE ` + party + ` AND cp.party_pk IN (`
@@ -192,8 +194,9 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 		}
 		if len(f.SummaryIDs) > 0 {
 			// By words or by meaning (graph.Filter.SummaryIDs).
-			w.add("(c.pk IN (SELECT rowid FROM contract_fts WHERE contract_fts MATCH ?) OR c.id IN ("+placeholders(len(f.SummaryIDs))+"))",
-				append([]any{q}, anys(f.SummaryIDs)...)...)
+			in, args := inList(f.SummaryIDs)
+			w.add("(c.pk IN (SELECT rowid FROM contract_fts WHERE contract_fts MATCH ?) OR c.id IN "+in+")",
+				append([]any{q}, args...)...)
 		} else {
 			w.add("c.pk IN (SELECT rowid FROM contract_fts WHERE contract_fts MATCH ?)", q)
 		}
@@ -210,7 +213,8 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 		w.add(cond, args...)
 	}
 	if len(f.ContractIDs) > 0 {
-		w.add("c.id IN ("+placeholders(len(f.ContractIDs))+")", anys(f.ContractIDs)...)
+		in, args := inList(f.ContractIDs)
+		w.add("c.id IN "+in, args...)
 	}
 	return w, nil
 }
@@ -219,6 +223,24 @@ func compileFilter(ctx context.Context, q querier, f graph.Filter) (*where, erro
 // key; it takes the key twice.
 const partyMatchSQL = `SELECT pk FROM parties WHERE instr(match_key, ?) > 0
 	UNION SELECT party_pk FROM party_aliases WHERE instr(match_key, ?) > 0`
+
+// maxListParams is the longest list of values inList binds one by one.
+// SQLite allows at most 32,766 parameters in a statement (fewer in older
+// builds), and a party in a store of a million contracts has more
+// contracts than that.
+const maxListParams = 500
+
+// inList is the SQL list "(?, ?, ...)" of vals after IN, with its
+// arguments; more than maxListParams values are bound as one JSON array
+// read by json_each, so that no list of ids can exceed SQLite's limit on
+// parameters.
+func inList(vals []string) (string, []any) {
+	if len(vals) <= maxListParams {
+		return "(" + placeholders(len(vals)) + ")", anys(vals)
+	}
+	b, _ := json.Marshal(vals) // a slice of strings always encodes
+	return "(SELECT value FROM json_each(?))", []any{string(b)}
+}
 
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")

@@ -537,7 +537,8 @@ func (s *Store) SearchParties(ctx context.Context, q graph.PartyQuery) (graph.Pa
 		w.add("party_pk IN ("+partyMatchSQL+")", key, key)
 	}
 	if len(q.IDs) > 0 {
-		w.add("party_pk IN (SELECT pk FROM parties WHERE id IN ("+placeholders(len(q.IDs))+"))", anys(q.IDs)...)
+		in, args := inList(q.IDs)
+		w.add("party_pk IN (SELECT pk FROM parties WHERE id IN "+in+")", args...)
 	}
 	if q.Country != "" {
 		w.add("party_pk IN (SELECT party_pk FROM contract_parties WHERE country = ?)", q.Country)
