@@ -105,3 +105,15 @@ type ContractHead struct {
 type HeadParty struct {
 	ID, Name string
 }
+
+// ClauseCounter is an optional capability of a Store: it counts the
+// clauses stored under a clause type or group (a clause's type for a type,
+// its type or group for a group, as the clause_types filter reads them) of
+// the contracts a filter matches, so that clause_compare reads only the
+// contracts whose clauses it compares. Stores without it have every
+// matching contract read, up to the deepest page contract search reaches.
+type ClauseCounter interface {
+	// CountClauses counts the clauses of kind, a canonical clause type or
+	// group name, in the contracts f matches.
+	CountClauses(ctx context.Context, f Filter, kind string) (int, error)
+}

@@ -185,7 +185,10 @@ func (s *Set) ClauseCompare(ctx context.Context, in ClauseCompareInput) (ClauseC
 	}
 	res := ClauseCompareResult{ClauseType: q.typ, Threshold: q.threshold, PartyMatches: matches}
 	var clauses []compare.Clause
-	err = s.contractsOf(ctx, q.filter, &res.TotalContracts, func(c *contract.Contract) {
+	// A store that counts the clauses is read only for the ones compared;
+	// another has every matching contract read for the count.
+	counter, counts := s.store.(graph.ClauseCounter)
+	err = s.contractsOf(ctx, q.filter, &res.TotalContracts, func(c *contract.Contract) bool {
 		for _, cl := range c.Clauses {
 			if !q.matches(cl) {
 				continue
@@ -195,9 +198,15 @@ func (s *Set) ClauseCompare(ctx context.Context, in ClauseCompareInput) (ClauseC
 				clauses = append(clauses, compareClause(c, cl))
 			}
 		}
+		return counts && len(clauses) >= q.limit
 	})
 	if err != nil {
 		return ClauseCompareResult{}, fmt.Errorf("%s: %w", NameClauseCompare, err)
+	}
+	if counts && len(clauses) >= q.limit {
+		if res.TotalClauses, err = counter.CountClauses(ctx, q.filter, q.typ); err != nil {
+			return ClauseCompareResult{}, fmt.Errorf("%s: %w", NameClauseCompare, err)
+		}
 	}
 	res.Compared = len(clauses)
 	grouped, err := compare.Cluster(ctx, clauses, compare.Options{Threshold: q.threshold})
@@ -229,25 +238,24 @@ func (s *Set) ClauseCompare(ctx context.Context, in ClauseCompareInput) (ClauseC
 }
 
 // matches reports whether cl is of the compared type, or in the compared
-// group.
+// group, as the clause_types filter that selects the contracts reads a
+// clause (and graph.ClauseCounter counts them): by its stored type, or for
+// a group its stored type or group (a clause stored without a group has
+// its type's).
 func (q compareQuery) matches(cl contract.Clause) bool {
-	typ, group, err := contract.ParseClauseType(cl.Type)
-	if err != nil {
-		return false
-	}
 	if q.group != "" {
-		return group == q.group || cl.Group == q.group
+		return cl.Type == q.group || cl.Group == q.group
 	}
-	return typ == q.typ
+	return cl.Type == q.typ
 }
 
 // compareBatch is how many contracts a clause_compare reads per search.
 const compareBatch = 50
 
 // contractsOf calls fn with every contract f matches (newest first, then
-// by id), up to the deepest page contract search reaches, and sets total
-// to their number.
-func (s *Set) contractsOf(ctx context.Context, f graph.Filter, total *int, fn func(*contract.Contract)) error {
+// by id), up to the deepest page contract search reaches or until fn
+// returns true, and sets total to their number.
+func (s *Set) contractsOf(ctx context.Context, f graph.Filter, total *int, fn func(*contract.Contract) bool) error {
 	for offset := 0; offset <= graph.MaxOffset; offset += compareBatch {
 		page, err := s.store.SearchContracts(ctx, graph.ContractQuery{Filter: f, OrderBy: graph.OrderEffectiveDate, Desc: true, Limit: compareBatch, Offset: offset})
 		if err != nil {
@@ -259,7 +267,9 @@ func (s *Set) contractsOf(ctx context.Context, f graph.Filter, total *int, fn fu
 			if err != nil {
 				return err
 			}
-			fn(c)
+			if fn(c) {
+				return nil
+			}
 		}
 		if len(page.Examples) < compareBatch || offset+compareBatch >= page.TotalCount {
 			return nil

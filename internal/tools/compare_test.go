@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/contractgraph/contractgraph/internal/compare"
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
@@ -174,5 +176,46 @@ func TestClauseCompareArgs(t *testing.T) {
 	_, err := set.Call(context.Background(), NameClauseCompare, json.RawMessage(`{"clause_type":"Cap On Lunch"}`))
 	if err == nil || !strings.Contains(err.Error(), "Uncapped Liability") {
 		t.Errorf("unknown clause type: %v, want the valid ones listed", err)
+	}
+}
+
+// hideCounter is a store without graph.ClauseCounter: clause_compare
+// reads every matching contract to count their clauses.
+type hideCounter struct{ graph.Store }
+
+// A store that counts clauses (graph.ClauseCounter) is read only for the
+// clauses compared, newest contracts first; the answer is the one reading
+// every matching contract gives, also when max_clauses cuts the reading
+// short, for a type and for a group, with and without a further filter.
+func TestClauseCompareCounted(t *testing.T) {
+	ctx := context.Background()
+	store := cuadStore(t)
+	if _, ok := store.(graph.ClauseCounter); !ok {
+		t.Fatal("the SQLite store counts no clauses")
+	}
+	for _, args := range []string{
+		`{"clause_type":"Governing Law","max_clauses":7}`,
+		`{"clause_type":"Governing Law","max_clauses":500}`,
+		`{"clause_type":"Liability & Indemnification","max_clauses":25,"groups":20}`,
+		`{"clause_type":"Cap On Liability","max_clauses":10,"contract_type":"Distributor"}`,
+		`{"clause_type":"Non-Compete","max_clauses":3,"min_effective_date":"2000-01-01"}`,
+	} {
+		var got [2]ClauseCompareResult
+		for i, s := range []graph.Store{store, hideCounter{store}} {
+			out, err := New(s, Options{Now: fixedNow}).Call(ctx, NameClauseCompare, json.RawMessage(args))
+			if err != nil {
+				t.Fatalf("%s: %v", args, err)
+			}
+			if err := json.Unmarshal(out, &got[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got[1].Compared == 0 || got[1].TotalClauses < got[1].Compared {
+			t.Errorf("%s: %d clauses, %d compared: the case tells nothing", args, got[1].TotalClauses, got[1].Compared)
+		}
+		if diff := cmp.Diff(got[1], got[0]); diff != "" {
+			t.Errorf("%s: counted and read answers differ (-read +counted):\n%s", args, diff)
+		}
+		t.Logf("%s: %d contracts, %d clauses, %d compared", args, got[0].TotalContracts, got[0].TotalClauses, got[0].Compared)
 	}
 }
