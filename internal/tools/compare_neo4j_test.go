@@ -52,6 +52,10 @@ func TestClauseCompareNeo4jMatchesSQLite(t *testing.T) {
 	for _, args := range []string{
 		`{"clause_type":"Cap On Liability","groups":50,"examples":20}`,
 		`{"clause_type":"Liability & Indemnification","threshold":0.4,"min_effective_date":"2005-01-01"}`,
+		// Fewer clauses compared than there are: both stores count the
+		// rest (graph.ClauseCounter).
+		`{"clause_type":"Governing Law","max_clauses":5}`,
+		`{"clause_type":"Liability & Indemnification","max_clauses":9,"min_effective_date":"2000-01-01"}`,
 	} {
 		var got [2]ClauseCompareResult
 		for i, s := range []graph.Store{lite, neo} {
