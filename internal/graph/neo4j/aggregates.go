@@ -15,8 +15,8 @@ import (
 )
 
 // Maintained aggregates. The groupings and counts that would otherwise read
-// every contract or party (the dev calls d05, d08, d15, d16 and d18's
-// party details) read counts that every write keeps in its own
+// every contract or party (the dev calls d04, d05, d08, d09, d15, d16 and
+// d18's party details) read counts that every write keeps in its own
 // transaction, so they are never stale and no query result is cached:
 //
 //   - one count node, (:ContractGraphCount {id: 'counts'}), holds parallel
@@ -25,7 +25,10 @@ import (
 //     "end:2005-03"), per party country ("country:CN"), per clause kind
 //     ("kind:Confidentiality & Non-Disclosure") and per contract type
 //     ("contract_type:Franchise"), how many contracts
-//     have it, all of them and those whose value is verified;
+//     have it, all of them and those whose value is verified, and the
+//     exact sums of the amounts per contract type, currency and flags
+//     (amounts.go), which the sums and averages of amounts by contract
+//     type read (d04, d09);
 //   - each party holds verified_contract_count, its distinct contracts in
 //     which it has a verified role (contract_count, all of them, is kept
 //     by put.go and resolve.go as before), and its facets, parallel lists
@@ -76,11 +79,12 @@ type partyAggregate struct {
 // of two contributions.
 type aggregates struct {
 	counts  map[string]counted
+	amounts map[amountKey]amountSums // see amounts.go
 	parties map[string]*partyAggregate
 }
 
 func newAggregates() *aggregates {
-	return &aggregates{counts: map[string]counted{}, parties: map[string]*partyAggregate{}}
+	return &aggregates{counts: map[string]counted{}, amounts: map[amountKey]amountSums{}, parties: map[string]*partyAggregate{}}
 }
 
 func (a *aggregates) count(key string, verified bool) {
@@ -111,6 +115,12 @@ func (a *aggregates) minus(b *aggregates) *aggregates {
 		x := d.counts[k]
 		d.counts[k] = counted{x.contracts - c.contracts, x.verified - c.verified}
 	}
+	for k, s := range a.amounts {
+		d.amounts[k] = s
+	}
+	for k, s := range b.amounts {
+		d.amounts[k] = d.amounts[k].plus(s, -1)
+	}
 	for id, p := range a.parties {
 		q := d.party(id)
 		q.verified += p.verified
@@ -134,7 +144,7 @@ const contributionCypher = `UNWIND $ids AS id
 MATCH (c:Contract {id: id})
 RETURN c.effective_date AS effective, c.end_date AS end, coalesce(c.unverified_fields, []) AS flags,
  coalesce(c.party_countries, []) AS countries, coalesce(c.verified_party_countries, c.party_countries, []) AS verified_countries,
- coalesce(c.clause_kinds, []) AS kinds, c.contract_type AS type,
+ coalesce(c.clause_kinds, []) AS kinds, c.contract_type AS type, c.total_amount AS amount, c.currency AS currency,
  COLLECT { MATCH (p:Party)-[r:PARTY_TO]->(c) RETURN {party: p.id, country: coalesce(r.country, ''), verified: r.unverified IS NULL} } AS roles`
 
 // contractAggregates reads the contribution of the contracts ids (those
@@ -183,6 +193,7 @@ func (a *aggregates) add(m map[string]any) {
 	typ, hasType := m["type"].(string)
 	if hasType {
 		a.count(contractTypeKey+typ, !slices.Contains(flags, contract.FieldContractType))
+		a.addAmount(typ, flags, m)
 	}
 	verifiedParties := map[string]bool{}
 	for _, v := range asSlice(m["roles"]) {
@@ -216,10 +227,16 @@ func distinct(xs []string) []string {
 const (
 	lockCountsCypher = `MERGE (n:` + countsLabel + ` {id: $id})
 SET n.writes = coalesce(n.writes, 0) + 1, n.names_epoch = coalesce(n.names_epoch, randomUUID())
-RETURN coalesce(n.count_keys, []) AS keys, coalesce(n.count_contracts, []) AS contracts, coalesce(n.count_verified, []) AS verified`
+RETURN coalesce(n.count_keys, []) AS keys, coalesce(n.count_contracts, []) AS contracts, coalesce(n.count_verified, []) AS verified,
+ n.amount_types AS amount_types, n.amount_currencies AS amount_currencies, n.amount_flags AS amount_flags,
+ n.amount_contracts AS amount_contracts, n.amount_amounts AS amount_amounts, n.amount_int_sums AS amount_int_sums,
+ n.amount_abs_sums AS amount_abs_sums, n.amount_inexact AS amount_inexact`
 
 	writeCountsCypher = `MATCH (n:` + countsLabel + ` {id: $id})
-SET n.count_keys = $keys, n.count_contracts = $contracts, n.count_verified = $verified`
+SET n.count_keys = $keys, n.count_contracts = $contracts, n.count_verified = $verified,
+ n.amount_types = $amount_types, n.amount_currencies = $amount_currencies, n.amount_flags = $amount_flags,
+ n.amount_contracts = $amount_contracts, n.amount_amounts = $amount_amounts, n.amount_int_sums = $amount_int_sums,
+ n.amount_abs_sums = $amount_abs_sums, n.amount_inexact = $amount_inexact`
 
 	deleteCountsCypher = `MATCH (n:` + countsLabel + ` {id: $id}) DELETE n`
 
@@ -258,12 +275,18 @@ func applyAggregates(ctx context.Context, tx neo4j.ManagedTransaction, d *aggreg
 			break
 		}
 	}
+	for _, s := range d.amounts {
+		if s != (amountSums{}) {
+			changed = true
+			break
+		}
+	}
 	if changed {
 		recs, err := collect(ctx, tx, statement{Cypher: lockCountsCypher, Params: map[string]any{"id": countsID}})
 		if err != nil {
 			return fmt.Errorf("lock the counts: %w", err)
 		}
-		stored := map[string]counted{}
+		stored, amounts := map[string]counted{}, map[amountKey]amountSums{}
 		if len(recs) == 1 {
 			m := recs[0].AsMap()
 			keys, cs, vs := getStrings(m, "keys"), asSlice(m["contracts"]), asSlice(m["verified"])
@@ -274,12 +297,16 @@ func applyAggregates(ctx context.Context, tx neo4j.ManagedTransaction, d *aggreg
 					stored[k] = counted{c, v}
 				}
 			}
+			amounts = readAmountLists(m)
 		}
 		for k, c := range d.counts {
 			x := stored[k]
 			stored[k] = counted{x.contracts + c.contracts, x.verified + c.verified}
 		}
-		if err := writeCounts(ctx, tx, stored); err != nil {
+		for k, s := range d.amounts {
+			amounts[k] = amounts[k].plus(s, 1)
+		}
+		if err := writeCounts(ctx, tx, stored, amounts); err != nil {
 			return err
 		}
 	}
@@ -330,9 +357,9 @@ func bumpNames(ctx context.Context, tx neo4j.ManagedTransaction) error {
 	return nil
 }
 
-// writeCounts replaces the count node's lists with counts, leaving out the
-// keys no contract has any more.
-func writeCounts(ctx context.Context, tx neo4j.ManagedTransaction, counts map[string]counted) error {
+// writeCounts replaces the count node's lists with counts and amounts,
+// leaving out the keys no contract has any more.
+func writeCounts(ctx context.Context, tx neo4j.ManagedTransaction, counts map[string]counted, amounts map[amountKey]amountSums) error {
 	keys, cs, vs := []any{}, []any{}, []any{}
 	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		c := counts[k]
@@ -341,8 +368,10 @@ func writeCounts(ctx context.Context, tx neo4j.ManagedTransaction, counts map[st
 		}
 		keys, cs, vs = append(keys, k), append(cs, c.contracts), append(vs, c.verified)
 	}
-	st := statement{Cypher: writeCountsCypher, Params: map[string]any{"id": countsID, "keys": keys, "contracts": cs, "verified": vs}}
-	if len(keys) == 0 {
+	params := amountLists(amounts)
+	params["id"], params["keys"], params["contracts"], params["verified"] = countsID, keys, cs, vs
+	st := statement{Cypher: writeCountsCypher, Params: params}
+	if len(keys) == 0 && len(asSlice(params["amount_types"])) == 0 {
 		// Nothing counted: no node, as in an empty database.
 		st = statement{Cypher: deleteCountsCypher, Params: map[string]any{"id": countsID}}
 	}
@@ -424,12 +453,12 @@ func (s *Store) backfillAggregates(ctx context.Context) error {
 		}
 	}
 	err := s.tx(ctx, neo4j.AccessModeWrite, func(tx neo4j.ManagedTransaction) error {
-		if len(total.counts) > 0 {
+		if len(total.counts) > 0 || len(total.amounts) > 0 {
 			if _, err := collect(ctx, tx, statement{Cypher: lockCountsCypher, Params: map[string]any{"id": countsID}}); err != nil {
 				return err
 			}
 		}
-		return writeCounts(ctx, tx, total.counts)
+		return writeCounts(ctx, tx, total.counts, total.amounts)
 	})
 	if err != nil {
 		return fmt.Errorf("backfill aggregates: %w", err)

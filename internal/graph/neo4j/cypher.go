@@ -588,8 +588,27 @@ var metrics = map[string]string{
 
 // compileAggregate compiles q; see graph.AggregateQuery for its semantics.
 // The statement returns one row: total (the number of groups) and groups
-// (the first Limit of them as maps with key, count and value).
+// (the first Limit of them as maps with key, count and value). When the
+// row also has usable and it is false, the answer is
+// compileAggregateBase's instead (see compileAmountAggregate).
 func compileAggregate(q graph.AggregateQuery) (statement, error) {
+	n, err := q.EffectiveLimit()
+	if err != nil {
+		return statement{}, err
+	}
+	dir := "DESC"
+	if q.Asc {
+		dir = "ASC"
+	}
+	if st, ok := compileAmountAggregate(q, n, dir); ok {
+		return st, nil
+	}
+	return compileAggregateBase(q)
+}
+
+// compileAggregateBase is compileAggregate's statement from the contracts
+// (or from the maintained counts) without the amount sums.
+func compileAggregateBase(q graph.AggregateQuery) (statement, error) {
 	n, err := q.EffectiveLimit()
 	if err != nil {
 		return statement{}, err
