@@ -144,7 +144,7 @@ const contributionCypher = `UNWIND $ids AS id
 MATCH (c:Contract {id: id})
 RETURN c.effective_date AS effective, c.end_date AS end, coalesce(c.unverified_fields, []) AS flags,
  coalesce(c.party_countries, []) AS countries, coalesce(c.verified_party_countries, c.party_countries, []) AS verified_countries,
- coalesce(c.clause_kinds, []) AS kinds, c.contract_type AS type, c.total_amount AS amount, c.currency AS currency,
+ coalesce(c.clause_kinds, []) AS kinds, c.contract_type AS type, c.total_amount AS amount, c.currency AS currency, c.duration_days AS duration,
  COLLECT { MATCH (p:Party)-[r:PARTY_TO]->(c) RETURN {party: p.id, country: coalesce(r.country, ''), verified: r.unverified IS NULL} } AS roles`
 
 // contractAggregates reads the contribution of the contracts ids (those
@@ -230,13 +230,15 @@ SET n.writes = coalesce(n.writes, 0) + 1, n.names_epoch = coalesce(n.names_epoch
 RETURN coalesce(n.count_keys, []) AS keys, coalesce(n.count_contracts, []) AS contracts, coalesce(n.count_verified, []) AS verified,
  n.amount_types AS amount_types, n.amount_currencies AS amount_currencies, n.amount_flags AS amount_flags,
  n.amount_contracts AS amount_contracts, n.amount_amounts AS amount_amounts, n.amount_int_sums AS amount_int_sums,
- n.amount_abs_sums AS amount_abs_sums, n.amount_inexact AS amount_inexact`
+ n.amount_abs_sums AS amount_abs_sums, n.amount_inexact AS amount_inexact, n.amount_durations AS amount_durations,
+ n.amount_duration_sums AS amount_duration_sums, n.amount_duration_outliers AS amount_duration_outliers`
 
 	writeCountsCypher = `MATCH (n:` + countsLabel + ` {id: $id})
 SET n.count_keys = $keys, n.count_contracts = $contracts, n.count_verified = $verified,
  n.amount_types = $amount_types, n.amount_currencies = $amount_currencies, n.amount_flags = $amount_flags,
  n.amount_contracts = $amount_contracts, n.amount_amounts = $amount_amounts, n.amount_int_sums = $amount_int_sums,
- n.amount_abs_sums = $amount_abs_sums, n.amount_inexact = $amount_inexact`
+ n.amount_abs_sums = $amount_abs_sums, n.amount_inexact = $amount_inexact, n.amount_durations = $amount_durations,
+ n.amount_duration_sums = $amount_duration_sums, n.amount_duration_outliers = $amount_duration_outliers`
 
 	deleteCountsCypher = `MATCH (n:` + countsLabel + ` {id: $id}) DELETE n`
 

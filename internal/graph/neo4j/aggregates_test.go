@@ -35,7 +35,8 @@ func multiRole(id, date string) *contract.Contract {
 	}
 }
 
-// amountQueries are the aggregates the amount sums answer (amounts.go).
+// amountQueries are the aggregates the amount and duration sums answer
+// (amounts.go).
 var amountQueries = func() []graph.AggregateQuery {
 	var qs []graph.AggregateQuery
 	for _, m := range []string{graph.MetricSumAmount, graph.MetricAvgAmount} {
@@ -46,6 +47,9 @@ var amountQueries = func() []graph.AggregateQuery {
 				for _, typ := range []string{"Service", "Sponsorship", "Supply", "No Such Type"} {
 					f.ContractType = typ
 					qs = append(qs, graph.AggregateQuery{Metric: m, Asc: asc, Limit: 50, Filter: f})
+					if m == graph.MetricAvgAmount {
+						qs = append(qs, graph.AggregateQuery{Metric: graph.MetricAvgDurationDays, Asc: asc, Limit: 50, Filter: f})
+					}
 				}
 			}
 		}

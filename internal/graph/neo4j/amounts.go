@@ -21,20 +21,32 @@ import (
 // amount is an exact integer and every sum of magnitudes is below 2^50,
 // as in the embedded store: then the integer sums, and the division of
 // an average, are what adding the amounts in floating point gives, to the
-// bit. Otherwise the query reads the contracts as before.
+// bit. Otherwise the query reads the contracts as before. Likewise the
+// durations: per key, how many contracts have a duration in days and the
+// sum of those durations, from which the average duration of one
+// contract type's contracts is answered (d07) exactly as the embedded
+// store's avg() divides its integer sum.
 //
 // The lists are parallel, one entry per key: amount_types,
 // amount_currencies ("" when the flags say none), amount_flags,
-// amount_contracts, amount_amounts, amount_int_sums, amount_abs_sums and
-// amount_inexact. Writers keep them with the counts (applyAggregates).
+// amount_contracts, amount_amounts, amount_int_sums, amount_abs_sums,
+// amount_inexact, amount_durations, amount_duration_sums and
+// amount_duration_outliers. Writers keep them with the counts
+// (applyAggregates).
 
 // Bits of an amountKey's flags. Cypher has no bitwise operators: queries
 // test bit b as (flags / b) % 2.
 const (
-	amountTypeUnverified  = 1 // the contract type is unverified
-	amountValueUnverified = 2 // the amount (and its currency) is unverified
-	amountNoCurrency      = 4 // no currency is stored
+	amountTypeUnverified     = 1 // the contract type is unverified
+	amountValueUnverified    = 2 // the amount (and its currency) is unverified
+	amountNoCurrency         = 4 // no currency is stored
+	amountDurationUnverified = 8 // the duration is unverified
 )
+
+// durationLimit bounds the magnitude of a duration counted: a larger one
+// is an outlier, which keeps the average duration from being answered
+// from the sums, so that they cannot overflow below 2^32 contracts.
+const durationLimit = 1 << 31
 
 // exactAmountLimit bounds the magnitude of an amount counted exactly: a
 // larger one counts as inexact, so that the sums, which the writers add
@@ -43,8 +55,9 @@ const (
 const exactAmountLimit = 1 << 40
 
 // usableAbsLimit is the sum of magnitudes below which a key's sums are
-// used: a group adds at most four keys (the flags of type and amount),
-// whose sum then stays below 2^53, where every integer is a float64.
+// used: a group adds at most eight keys (the flags of type, amount and
+// duration), whose sum then stays below 2^53, where every integer is a
+// float64.
 const usableAbsLimit = 1 << 50
 
 // amountKey is one entry of the amount sums.
@@ -54,11 +67,15 @@ type amountKey struct {
 }
 
 // amountSums are one key's sums.
-type amountSums struct{ contracts, amounts, intSum, absSum, inexact int64 }
+type amountSums struct {
+	contracts, amounts, intSum, absSum, inexact int64
+	durations, durationSum, durationOutliers    int64
+}
 
 func (a amountSums) plus(b amountSums, sign int64) amountSums {
 	return amountSums{a.contracts + sign*b.contracts, a.amounts + sign*b.amounts, a.intSum + sign*b.intSum,
-		a.absSum + sign*b.absSum, a.inexact + sign*b.inexact}
+		a.absSum + sign*b.absSum, a.inexact + sign*b.inexact,
+		a.durations + sign*b.durations, a.durationSum + sign*b.durationSum, a.durationOutliers + sign*b.durationOutliers}
 }
 
 // addAmount adds one contract of type typ, with the contributionCypher
@@ -70,6 +87,9 @@ func (a *aggregates) addAmount(typ string, flags []string, m map[string]any) {
 	}
 	if slices.Contains(flags, contract.FieldTotalAmount) {
 		k.flags |= amountValueUnverified
+	}
+	if slices.Contains(flags, contract.FieldDuration) {
+		k.flags |= amountDurationUnverified
 	}
 	if cur, ok := m["currency"].(string); ok {
 		k.currency = cur
@@ -101,6 +121,14 @@ func (a *aggregates) addAmount(typ string, flags []string, m map[string]any) {
 			s.inexact++
 		}
 	}
+	if d, ok := m["duration"].(int64); ok {
+		if d < durationLimit && d > -durationLimit {
+			s.durations++
+			s.durationSum += d
+		} else {
+			s.durationOutliers++
+		}
+	}
 	a.amounts[k] = s
 }
 
@@ -108,7 +136,7 @@ func (a *aggregates) addAmount(typ string, flags []string, m map[string]any) {
 func amountLists(sums map[amountKey]amountSums) map[string]any {
 	out := map[string]any{}
 	names := []string{"amount_types", "amount_currencies", "amount_flags", "amount_contracts", "amount_amounts",
-		"amount_int_sums", "amount_abs_sums", "amount_inexact"}
+		"amount_int_sums", "amount_abs_sums", "amount_inexact", "amount_durations", "amount_duration_sums", "amount_duration_outliers"}
 	lists := make([][]any, len(names))
 	for i := range lists {
 		lists[i] = []any{}
@@ -121,7 +149,8 @@ func amountLists(sums map[amountKey]amountSums) map[string]any {
 		if s == (amountSums{}) {
 			continue
 		}
-		for i, v := range []any{k.typ, k.currency, k.flags, s.contracts, s.amounts, s.intSum, s.absSum, s.inexact} {
+		for i, v := range []any{k.typ, k.currency, k.flags, s.contracts, s.amounts, s.intSum, s.absSum, s.inexact,
+			s.durations, s.durationSum, s.durationOutliers} {
 			lists[i] = append(lists[i], v)
 		}
 	}
@@ -136,19 +165,20 @@ func readAmountLists(m map[string]any) map[amountKey]amountSums {
 	out := map[amountKey]amountSums{}
 	types, curs, flags := getStrings(m, "amount_types"), getStrings(m, "amount_currencies"), asSlice(m["amount_flags"])
 	cols := [][]any{asSlice(m["amount_contracts"]), asSlice(m["amount_amounts"]), asSlice(m["amount_int_sums"]),
-		asSlice(m["amount_abs_sums"]), asSlice(m["amount_inexact"])}
+		asSlice(m["amount_abs_sums"]), asSlice(m["amount_inexact"]),
+		asSlice(m["amount_durations"]), asSlice(m["amount_duration_sums"]), asSlice(m["amount_duration_outliers"])}
 	for i, t := range types {
 		if i >= len(curs) || i >= len(flags) {
 			break
 		}
-		var v [5]int64
+		var v [8]int64
 		for j, col := range cols {
 			if i < len(col) {
 				v[j], _ = col[i].(int64)
 			}
 		}
 		f, _ := flags[i].(int64)
-		out[amountKey{t, curs[i], f}] = amountSums{v[0], v[1], v[2], v[3], v[4]}
+		out[amountKey{t, curs[i], f}] = amountSums{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]}
 	}
 	return out
 }
@@ -222,5 +252,39 @@ func compileAmountAggregate(q graph.AggregateQuery, limit int, dir string) (stat
 		" RETURN collect({key: " + key + ", currency: cur, count: n, value: v}) AS gs }" +
 		" WITH usable, " + empty + " AS gs" +
 		" RETURN usable, size(gs) AS total, gs[0.." + p.add(limit) + "] AS groups"
+	return statement{Cypher: cypher, Params: p}, true
+}
+
+// compileDurationAggregate is compileAggregate's statement for the average
+// duration of one contract type's contracts without a group (d07), from
+// the sums: the count of the type's contracts and the integer sum of
+// their verified durations over how many there are, which is the
+// embedded store's avg() to the bit. Like compileAmountAggregate it
+// returns usable, false when a duration was too large to be summed.
+func compileDurationAggregate(q graph.AggregateQuery) (statement, bool) {
+	if q.Metric != graph.MetricAvgDurationDays || q.GroupBy != "" || q.Filter.ContractType == "" ||
+		!onlyFields(q.Filter, func(f *graph.Filter) { f.ContractType = "" }) {
+		return statement{}, false
+	}
+	p := params{}
+	bit := func(b int) string { return "(fs[i] / " + strconv.Itoa(b) + ") % 2" }
+	keys := "[i IN range(0, size(ts) - 1) WHERE ts[i] = " + p.add(q.Filter.ContractType)
+	if !q.IncludeUnverified {
+		keys += " AND " + bit(amountTypeUnverified) + " = 0"
+	}
+	keys += "]"
+	measured := "is"
+	if !q.IncludeUnverified {
+		measured = "[i IN is WHERE " + bit(amountDurationUnverified) + " = 0]"
+	}
+	cypher := "OPTIONAL MATCH (n:" + countsLabel + " {id: " + p.add(countsID) + "})" +
+		" WITH coalesce(n.amount_types, []) AS ts, n.amount_flags AS fs, n.amount_contracts AS ns," +
+		" n.amount_durations AS ds, n.amount_duration_sums AS dsums, n.amount_duration_outliers AS xs" +
+		" WITH ts, fs, ns, ds, dsums, xs, " + keys + " AS is" +
+		" WITH ns, ds, dsums, xs, is, " + measured + " AS ms" +
+		" WITH all(i IN is WHERE xs[i] = 0) AS usable, reduce(t = 0, i IN is | t + ns[i]) AS n," +
+		" reduce(t = 0, i IN ms | t + ds[i]) AS durations, reduce(t = 0, i IN ms | t + dsums[i]) AS dsum" +
+		" RETURN usable, 1 AS total, [{key: 'all', count: n," +
+		" value: CASE WHEN durations = 0 THEN null ELSE toFloat(dsum) / toFloat(durations) END}] AS groups"
 	return statement{Cypher: cypher, Params: p}, true
 }

@@ -162,16 +162,19 @@ var aggregateRecounts = []struct{ name, stored, recount string }{
 	{"amounts", `MATCH (n:` + countsLabel + `) UNWIND range(0, size(coalesce(n.amount_types, [])) - 1) AS i
 		RETURN n.amount_types[i] + '|' + n.amount_currencies[i] + '|' + toString(n.amount_flags[i]) AS key,
 		 toString(n.amount_contracts[i]) + '/' + toString(n.amount_amounts[i]) + '/' + toString(n.amount_int_sums[i]) + '/' +
-		 toString(n.amount_abs_sums[i]) + '/' + toString(n.amount_inexact[i]) AS value`,
+		 toString(n.amount_abs_sums[i]) + '/' + toString(n.amount_inexact[i]) + '/' + toString(n.amount_durations[i]) + '/' +
+		 toString(n.amount_duration_sums[i]) + '/' + toString(n.amount_duration_outliers[i]) AS value`,
 		`MATCH (c:Contract) WHERE c.contract_type IS NOT NULL
 		 WITH c, coalesce(c.unverified_fields, []) AS uf, c.total_amount AS a
 		 WITH c.contract_type + '|' + coalesce(c.currency, '') + '|' + toString(
 		   CASE WHEN 'contract_type' IN uf THEN 1 ELSE 0 END + CASE WHEN 'total_amount' IN uf THEN 2 ELSE 0 END +
-		   CASE WHEN c.currency IS NULL THEN 4 ELSE 0 END) AS key, a,
-		   a IS NOT NULL AND a = round(a) AND abs(a) < 1099511627776 AS exact
+		   CASE WHEN c.currency IS NULL THEN 4 ELSE 0 END + CASE WHEN 'duration' IN uf THEN 8 ELSE 0 END) AS key, a,
+		   a IS NOT NULL AND a = round(a) AND abs(a) < 1099511627776 AS exact, c.duration_days AS d
 		 RETURN key, toString(count(*)) + '/' + toString(count(a)) + '/' +
 		   toString(sum(CASE WHEN exact THEN toInteger(a) ELSE 0 END)) + '/' + toString(sum(CASE WHEN exact THEN toInteger(abs(a)) ELSE 0 END)) + '/' +
-		   toString(count(CASE WHEN a IS NOT NULL AND NOT exact THEN 1 END)) AS value`},
+		   toString(count(CASE WHEN a IS NOT NULL AND NOT exact THEN 1 END)) + '/' +
+		   toString(count(CASE WHEN abs(d) < 2147483648 THEN 1 END)) + '/' + toString(sum(CASE WHEN abs(d) < 2147483648 THEN d ELSE 0 END)) + '/' +
+		   toString(count(CASE WHEN abs(d) >= 2147483648 THEN 1 END)) AS value`},
 	{"party contracts", `MATCH (p:Party) WHERE coalesce(p.contract_count, 0) <> 0 OR coalesce(p.verified_contract_count, 0) <> 0
 		RETURN p.id AS key, toString(coalesce(p.contract_count, 0)) + '/' + toString(coalesce(p.verified_contract_count, 0)) AS value`,
 		`MATCH (p:Party)-[r:PARTY_TO]->(c:Contract)
