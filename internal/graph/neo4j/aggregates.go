@@ -23,8 +23,9 @@ import (
 //     lists count_keys, count_contracts and count_verified: per month of
 //     the effective and of the end date ("effective:2019-10",
 //     "end:2005-03"), per party country ("country:CN"), per clause kind
-//     ("kind:Confidentiality & Non-Disclosure") and per contract type
-//     ("contract_type:Franchise"), how many contracts
+//     ("kind:Confidentiality & Non-Disclosure"), per contract type
+//     ("contract_type:Franchise") and per governing law's country and
+//     state ("law:US" lawSeparator "Delaware"), how many contracts
 //     have it, all of them and those whose value is verified, and the
 //     exact sums of the amounts per contract type, currency and flags
 //     (amounts.go), which the sums and averages of amounts by contract
@@ -62,9 +63,14 @@ const (
 	countryKey      = "country:"
 	kindKey         = "kind:"
 	contractTypeKey = "contract_type:"
+	lawKey          = "law:"
 	typeFacetKey    = "type:"
 	countryFacetID  = "country:"
 )
+
+// lawSeparator separates a governing law key's country from its state: a
+// control character, which no country code holds.
+const lawSeparator = "\x1f"
 
 // counted is one key's count: all contracts and those with the value verified.
 type counted struct{ contracts, verified int64 }
@@ -145,6 +151,7 @@ MATCH (c:Contract {id: id})
 RETURN c.effective_date AS effective, c.end_date AS end, coalesce(c.unverified_fields, []) AS flags,
  coalesce(c.party_countries, []) AS countries, coalesce(c.verified_party_countries, c.party_countries, []) AS verified_countries,
  coalesce(c.clause_kinds, []) AS kinds, c.contract_type AS type, c.total_amount AS amount, c.currency AS currency, c.duration_days AS duration,
+ [(c)-[:HAS_GOVERNING_LAW]->(gl:Location) | {country: gl.country, state: gl.state}][0] AS law,
  COLLECT { MATCH (p:Party)-[r:PARTY_TO]->(c) RETURN {party: p.id, country: coalesce(r.country, ''), verified: r.unverified IS NULL} } AS roles`
 
 // contractAggregates reads the contribution of the contracts ids (those
@@ -182,6 +189,9 @@ func (a *aggregates) add(m map[string]any) {
 	}
 	if d, ok := m["end"].(string); ok {
 		a.count(endKey+month(d), !slices.Contains(flags, contract.FieldEndDate))
+	}
+	if law, ok := m["law"].(map[string]any); ok {
+		a.count(lawKey+getString(law, "country")+lawSeparator+getString(law, "state"), !slices.Contains(flags, contract.FieldGoverningLaw))
 	}
 	verifiedCountries := getStrings(m, "verified_countries")
 	for _, country := range distinct(getStrings(m, "countries")) {
@@ -513,12 +523,12 @@ func (s *Store) backfillAggregates(ctx context.Context) error {
 // count node whose key starts with $prefix (none without the node).
 func countsSource(p params, prefix string) string {
 	// The lists are read once, before the UNWIND, which the planner would
-	// otherwise read again for each entry.
+	// otherwise read again for each entry; only the prefix's entries
+	// become rows.
 	return "MATCH (n:" + countsLabel + " {id: " + p.add(countsID) + "})" +
 		" WITH coalesce(n.count_keys, []) AS keys, n.count_contracts AS cs, n.count_verified AS vs" +
-		" UNWIND range(0, size(keys) - 1) AS i" +
+		" UNWIND [i IN range(0, size(keys) - 1) WHERE keys[i] STARTS WITH " + p.add(prefix) + "] AS i" +
 		" WITH keys[i] AS key, cs[i] AS contracts, vs[i] AS verified" +
-		" WHERE key STARTS WITH " + p.add(prefix) +
 		" WITH substring(key, " + fmt.Sprint(len(prefix)) + ") AS m, contracts, verified"
 }
 
@@ -559,18 +569,41 @@ func countedColumn(include bool) string {
 }
 
 // compileCountedAggregate is compileAggregate's statement for a count by
-// one of countedGroupings, or by party, without a filter: from the
-// maintained counts instead of every contract. Groups, their order and
-// total are the base statement's.
+// one of countedGroupings, or by party, without a filter, or by the
+// governing law's country or state under no filter but one on the
+// governing law: from the maintained counts instead of every contract.
+// Groups, their order and total are the base statement's.
 func compileCountedAggregate(q graph.AggregateQuery, limit int, dir string) (statement, bool) {
-	if q.Metric != "" && q.Metric != graph.MetricCount || !onlyFields(q.Filter, nil) {
+	if q.Metric != "" && q.Metric != graph.MetricCount {
 		return statement{}, false
 	}
+	unfiltered := onlyFields(q.Filter, nil)
 	p := params{}
 	var source string
-	if g, ok := countedGroupings[q.GroupBy]; ok {
+	if g, ok := countedGroupings[q.GroupBy]; ok && unfiltered {
 		source = countsSource(p, g.prefix) + " WITH " + g.key + " AS k, " + countedColumn(q.IncludeUnverified) + " AS n"
-	} else if q.GroupBy == graph.GroupParty {
+	} else if law := q.GroupBy == graph.GroupGoverningLawCountry || q.GroupBy == graph.GroupGoverningLawState; law &&
+		onlyFields(q.Filter, func(f *graph.Filter) { f.GoverningLawCountry, f.GoverningLawState = "", "" }) {
+		// As the embedded store's law_counts, also under a filter on the
+		// governing law itself: the filter and the key are both the
+		// contract's governing law, and both need it verified.
+		source = countsSource(p, lawKey) + " WITH split(m, " + p.add(lawSeparator) + ") AS law, " + countedColumn(q.IncludeUnverified) + " AS n"
+		var conds []string
+		if c := q.Filter.GoverningLawCountry; c != "" {
+			conds = append(conds, "law[0] = "+p.add(c))
+		}
+		if st := q.Filter.GoverningLawState; st != "" {
+			conds = append(conds, "law[1] = "+p.add(st))
+		}
+		if len(conds) > 0 {
+			source += " WHERE " + strings.Join(conds, " AND ")
+		}
+		key := "law[0]"
+		if q.GroupBy == graph.GroupGoverningLawState {
+			key = "law[1]"
+		}
+		source += " WITH " + key + " AS k, n"
+	} else if q.GroupBy == graph.GroupParty && unfiltered {
 		// A party's verified or all distinct contracts, each party a
 		// group as in the embedded store (a party's name is its own:
 		// normalized_name is unique). The groups are counted through the

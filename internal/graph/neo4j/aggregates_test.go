@@ -36,7 +36,8 @@ func multiRole(id, date string) *contract.Contract {
 }
 
 // amountQueries are the aggregates the amount and duration sums answer
-// (amounts.go).
+// (amounts.go), and the counts by governing law and other counted
+// groupings.
 var amountQueries = func() []graph.AggregateQuery {
 	var qs []graph.AggregateQuery
 	for _, m := range []string{graph.MetricSumAmount, graph.MetricAvgAmount} {
@@ -53,6 +54,20 @@ var amountQueries = func() []graph.AggregateQuery {
 				}
 			}
 		}
+	}
+	// The counts by governing law (aggregates.go), under a filter on it.
+	for _, include := range []bool{false, true} {
+		for _, f := range []graph.Filter{{}, {GoverningLawCountry: "US"}, {GoverningLawState: "NY"},
+			{GoverningLawCountry: "US", GoverningLawState: "CA"}, {GoverningLawCountry: "ZZ"}} {
+			f.IncludeUnverified = include
+			for _, by := range []string{graph.GroupGoverningLawCountry, graph.GroupGoverningLawState} {
+				qs = append(qs, graph.AggregateQuery{GroupBy: by, Limit: 3, Filter: f}, graph.AggregateQuery{GroupBy: by, Limit: 50, Asc: true, Filter: f})
+			}
+		}
+	}
+	// The other counted groupings.
+	for _, by := range []string{graph.GroupEffectiveYear, graph.GroupEffectiveQuarter, graph.GroupEndYear, graph.GroupPartyCountry} {
+		qs = append(qs, graph.AggregateQuery{GroupBy: by, Limit: 50})
 	}
 	return qs
 }()

@@ -650,6 +650,12 @@ func compileAggregate(q graph.AggregateQuery) (statement, error) {
 // compileAggregateBase is compileAggregate's statement from the contracts
 // (or from the maintained counts) without the amount sums.
 func compileAggregateBase(q graph.AggregateQuery) (statement, error) {
+	return compileAggregateFrom(q, true)
+}
+
+// compileAggregateFrom is compileAggregateBase's statement, from the
+// contracts alone unless counted.
+func compileAggregateFrom(q graph.AggregateQuery, counted bool) (statement, error) {
 	n, err := q.EffectiveLimit()
 	if err != nil {
 		return statement{}, err
@@ -690,7 +696,7 @@ func compileAggregateBase(q graph.AggregateQuery) (statement, error) {
 		return statement{Cypher: f.match() + " WITH count(c) AS n, " + metric + " AS v" +
 			" RETURN 1 AS total, [{key: 'all', count: n, value: v}] AS groups", Params: p}, nil
 	}
-	if st, ok := compileCountedAggregate(q, n, dir); ok {
+	if st, ok := compileCountedAggregate(q, n, dir); ok && counted {
 		return st, nil
 	}
 	g, ok := groupings[q.GroupBy]

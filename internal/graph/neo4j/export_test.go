@@ -76,9 +76,9 @@ func CallStatements(tool string, args json.RawMessage, now func() time.Time) ([]
 }
 
 // AggregateBase answers q as AggregateContracts does without the
-// maintained amount sums, from the contracts.
+// maintained counts and amount sums, from the contracts.
 func (s *Store) AggregateBase(ctx context.Context, q graph.AggregateQuery) (graph.AggregateResult, error) {
-	st, err := compileAggregateBase(q)
+	st, err := compileAggregateFrom(q, false)
 	if err != nil {
 		return graph.AggregateResult{}, err
 	}
@@ -148,6 +148,9 @@ var aggregateRecounts = []struct{ name, stored, recount string }{
 		   UNION ALL
 		   MATCH (c:Contract) WHERE c.contract_type IS NOT NULL
 		   RETURN 'contract_type:' + c.contract_type AS key, c, NOT 'contract_type' IN coalesce(c.unverified_fields, []) AS verified
+		   UNION ALL
+		   MATCH (c:Contract)-[:HAS_GOVERNING_LAW]->(gl:Location)
+		   RETURN 'law:' + coalesce(gl.country, '') + '\u001f' + coalesce(gl.state, '') AS key, c, NOT 'governing_law' IN coalesce(c.unverified_fields, []) AS verified
 		   UNION ALL
 		   MATCH (:Party)-[r:PARTY_TO]->(c:Contract) WHERE r.country <> ''
 		   WITH r.country AS country, c, max(CASE WHEN r.unverified IS NULL THEN 1 ELSE 0 END) AS v
