@@ -57,9 +57,6 @@ func schemaStatements() []statement {
 		"CREATE INDEX contract_end_date IF NOT EXISTS FOR (n:Contract) ON (n.end_date)",
 		"CREATE INDEX contract_total_amount IF NOT EXISTS FOR (n:Contract) ON (n.total_amount)",
 		"CREATE INDEX contract_duration_days IF NOT EXISTS FOR (n:Contract) ON (n.duration_days)",
-		// Durations tie by the thousand (whole years): the contracts of one
-		// duration come from it in the order of their ids (tieOrdered).
-		"CREATE INDEX contract_duration_days_id IF NOT EXISTS FOR (n:Contract) ON (n.duration_days, n.id)",
 		// A contract type with an end date range (active or not) or an
 		// amount: one seek to the contracts of both, not every contract
 		// of the type or of the range.
@@ -438,10 +435,6 @@ var indexOrdered = map[string]bool{
 	graph.OrderEffectiveDate: true, graph.OrderEndDate: true, graph.OrderTotalAmount: true, graph.OrderDurationDays: true,
 }
 
-// tieOrdered are the properties with a composite index before the id
-// (schemaStatements).
-var tieOrdered = map[string]bool{"duration_days": true}
-
 // typeOrdered are the properties with a composite index after the
 // contract type (schemaStatements).
 var typeOrdered = map[string]bool{"effective_date": true, "end_date": true, "total_amount": true}
@@ -523,37 +516,6 @@ func compileContractSearch(q graph.ContractQuery) (contractSearch, error) {
 	}
 	cs.examples = statement{Cypher: fe.match() + fe.whereAnd(strings.Join(has, " AND ")) +
 		" WITH c ORDER BY " + orderKeys + ", c.id ASC " + page(pe, q.Offset, n) + collectExamples, Params: pe}
-	if prop := strings.TrimPrefix(o.prop, "c."); tieOrdered[prop] && onlyFields(q.Filter, nil) {
-		// Ordered by a property many contracts share (d13: ~6% of them
-		// have the longest duration), the page's ties would all be read
-		// and sorted by id. Instead the first value comes from the
-		// property's index, and its contracts from the composite index
-		// with the id, in the id's order, up to the page; only when they
-		// fall short of it are the contracts past that value read as
-		// before.
-		pt := params{}
-		cond, past := "", "<"
-		if v := x.verified(o.field); v != "" {
-			cond = " AND " + v
-		}
-		if !desc {
-			past = ">"
-		}
-		k := pt.add(q.Offset + n)
-		cs.examples = statement{Cypher: "CALL () { MATCH (m:Contract) WHERE m." + prop + " IS NOT NULL" +
-			" RETURN m." + prop + " AS first ORDER BY first " + dir + " LIMIT 1 }" +
-			" CALL (first) { MATCH (c:Contract) USING INDEX c:Contract(" + prop + ", id)" +
-			" WHERE c." + prop + " = first AND c.id IS NOT NULL" + cond +
-			" WITH c ORDER BY c." + prop + " ASC, c.id ASC LIMIT " + k + " RETURN collect(c) AS ties }" +
-			// A bound of null matches nothing: the seek reads no entry
-			// when the ties fill the page (a filter on the ties alone is
-			// planned after the seek).
-			" CALL (first, ties) { MATCH (c:Contract)" +
-			" WHERE c." + prop + " " + past + " CASE WHEN size(ties) < " + k + " THEN first END" + cond +
-			" WITH c ORDER BY c." + prop + " " + dir + ", c.id ASC LIMIT " + k + " RETURN collect(c) AS rest }" +
-			" WITH (ties + rest)[" + pt.add(q.Offset) + ".." + k + "] AS cs" +
-			" UNWIND range(0, size(cs) - 1) AS i WITH i, cs[i] AS c RETURN " + summaryProjection + " ORDER BY i", Params: pt}
-	}
 	pp := params{}
 	fp, _ := compileFilter(pp, q.Filter, summaryAsSource)
 	cs.present = &statement{Cypher: fp.match() + fp.whereAnd(strings.Join(has, " AND ")) + " RETURN count(c) AS total", Params: pp}
