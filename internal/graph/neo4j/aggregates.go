@@ -15,17 +15,21 @@ import (
 )
 
 // Maintained aggregates. The groupings and counts that would otherwise read
-// every contract or party (the dev calls d05, d08, d15, d16 and d18's
-// party details) read counts that every write keeps in its own
+// every contract or party (the dev calls d04, d05, d08, d09, d15, d16 and
+// d18's party details) read counts that every write keeps in its own
 // transaction, so they are never stale and no query result is cached:
 //
 //   - one count node, (:ContractGraphCount {id: 'counts'}), holds parallel
 //     lists count_keys, count_contracts and count_verified: per month of
 //     the effective and of the end date ("effective:2019-10",
 //     "end:2005-03"), per party country ("country:CN"), per clause kind
-//     ("kind:Confidentiality & Non-Disclosure") and per contract type
-//     ("contract_type:Franchise"), how many contracts
-//     have it, all of them and those whose value is verified;
+//     ("kind:Confidentiality & Non-Disclosure"), per contract type
+//     ("contract_type:Franchise") and per governing law's country and
+//     state ("law:US" lawSeparator "Delaware"), how many contracts
+//     have it, all of them and those whose value is verified, and the
+//     exact sums of the amounts per contract type, currency and flags
+//     (amounts.go), which the sums and averages of amounts by contract
+//     type read (d04, d09);
 //   - each party holds verified_contract_count, its distinct contracts in
 //     which it has a verified role (contract_count, all of them, is kept
 //     by put.go and resolve.go as before), and its facets, parallel lists
@@ -59,9 +63,14 @@ const (
 	countryKey      = "country:"
 	kindKey         = "kind:"
 	contractTypeKey = "contract_type:"
+	lawKey          = "law:"
 	typeFacetKey    = "type:"
 	countryFacetID  = "country:"
 )
+
+// lawSeparator separates a governing law key's country from its state: a
+// control character, which no country code holds.
+const lawSeparator = "\x1f"
 
 // counted is one key's count: all contracts and those with the value verified.
 type counted struct{ contracts, verified int64 }
@@ -76,11 +85,12 @@ type partyAggregate struct {
 // of two contributions.
 type aggregates struct {
 	counts  map[string]counted
+	amounts map[amountKey]amountSums // see amounts.go
 	parties map[string]*partyAggregate
 }
 
 func newAggregates() *aggregates {
-	return &aggregates{counts: map[string]counted{}, parties: map[string]*partyAggregate{}}
+	return &aggregates{counts: map[string]counted{}, amounts: map[amountKey]amountSums{}, parties: map[string]*partyAggregate{}}
 }
 
 func (a *aggregates) count(key string, verified bool) {
@@ -111,6 +121,12 @@ func (a *aggregates) minus(b *aggregates) *aggregates {
 		x := d.counts[k]
 		d.counts[k] = counted{x.contracts - c.contracts, x.verified - c.verified}
 	}
+	for k, s := range a.amounts {
+		d.amounts[k] = s
+	}
+	for k, s := range b.amounts {
+		d.amounts[k] = d.amounts[k].plus(s, -1)
+	}
 	for id, p := range a.parties {
 		q := d.party(id)
 		q.verified += p.verified
@@ -134,7 +150,8 @@ const contributionCypher = `UNWIND $ids AS id
 MATCH (c:Contract {id: id})
 RETURN c.effective_date AS effective, c.end_date AS end, coalesce(c.unverified_fields, []) AS flags,
  coalesce(c.party_countries, []) AS countries, coalesce(c.verified_party_countries, c.party_countries, []) AS verified_countries,
- coalesce(c.clause_kinds, []) AS kinds, c.contract_type AS type,
+ coalesce(c.clause_kinds, []) AS kinds, c.contract_type AS type, c.total_amount AS amount, c.currency AS currency, c.duration_days AS duration,
+ [(c)-[:HAS_GOVERNING_LAW]->(gl:Location) | {country: gl.country, state: gl.state}][0] AS law,
  COLLECT { MATCH (p:Party)-[r:PARTY_TO]->(c) RETURN {party: p.id, country: coalesce(r.country, ''), verified: r.unverified IS NULL} } AS roles`
 
 // contractAggregates reads the contribution of the contracts ids (those
@@ -173,6 +190,9 @@ func (a *aggregates) add(m map[string]any) {
 	if d, ok := m["end"].(string); ok {
 		a.count(endKey+month(d), !slices.Contains(flags, contract.FieldEndDate))
 	}
+	if law, ok := m["law"].(map[string]any); ok {
+		a.count(lawKey+getString(law, "country")+lawSeparator+getString(law, "state"), !slices.Contains(flags, contract.FieldGoverningLaw))
+	}
 	verifiedCountries := getStrings(m, "verified_countries")
 	for _, country := range distinct(getStrings(m, "countries")) {
 		a.count(countryKey+country, slices.Contains(verifiedCountries, country))
@@ -183,6 +203,7 @@ func (a *aggregates) add(m map[string]any) {
 	typ, hasType := m["type"].(string)
 	if hasType {
 		a.count(contractTypeKey+typ, !slices.Contains(flags, contract.FieldContractType))
+		a.addAmount(typ, flags, m)
 	}
 	verifiedParties := map[string]bool{}
 	for _, v := range asSlice(m["roles"]) {
@@ -216,10 +237,18 @@ func distinct(xs []string) []string {
 const (
 	lockCountsCypher = `MERGE (n:` + countsLabel + ` {id: $id})
 SET n.writes = coalesce(n.writes, 0) + 1, n.names_epoch = coalesce(n.names_epoch, randomUUID())
-RETURN coalesce(n.count_keys, []) AS keys, coalesce(n.count_contracts, []) AS contracts, coalesce(n.count_verified, []) AS verified`
+RETURN coalesce(n.count_keys, []) AS keys, coalesce(n.count_contracts, []) AS contracts, coalesce(n.count_verified, []) AS verified,
+ n.amount_types AS amount_types, n.amount_currencies AS amount_currencies, n.amount_flags AS amount_flags,
+ n.amount_contracts AS amount_contracts, n.amount_amounts AS amount_amounts, n.amount_int_sums AS amount_int_sums,
+ n.amount_abs_sums AS amount_abs_sums, n.amount_inexact AS amount_inexact, n.amount_durations AS amount_durations,
+ n.amount_duration_sums AS amount_duration_sums, n.amount_duration_outliers AS amount_duration_outliers`
 
 	writeCountsCypher = `MATCH (n:` + countsLabel + ` {id: $id})
-SET n.count_keys = $keys, n.count_contracts = $contracts, n.count_verified = $verified`
+SET n.count_keys = $keys, n.count_contracts = $contracts, n.count_verified = $verified,
+ n.amount_types = $amount_types, n.amount_currencies = $amount_currencies, n.amount_flags = $amount_flags,
+ n.amount_contracts = $amount_contracts, n.amount_amounts = $amount_amounts, n.amount_int_sums = $amount_int_sums,
+ n.amount_abs_sums = $amount_abs_sums, n.amount_inexact = $amount_inexact, n.amount_durations = $amount_durations,
+ n.amount_duration_sums = $amount_duration_sums, n.amount_duration_outliers = $amount_duration_outliers`
 
 	deleteCountsCypher = `MATCH (n:` + countsLabel + ` {id: $id}) DELETE n`
 
@@ -258,12 +287,18 @@ func applyAggregates(ctx context.Context, tx neo4j.ManagedTransaction, d *aggreg
 			break
 		}
 	}
+	for _, s := range d.amounts {
+		if s != (amountSums{}) {
+			changed = true
+			break
+		}
+	}
 	if changed {
 		recs, err := collect(ctx, tx, statement{Cypher: lockCountsCypher, Params: map[string]any{"id": countsID}})
 		if err != nil {
 			return fmt.Errorf("lock the counts: %w", err)
 		}
-		stored := map[string]counted{}
+		stored, amounts := map[string]counted{}, map[amountKey]amountSums{}
 		if len(recs) == 1 {
 			m := recs[0].AsMap()
 			keys, cs, vs := getStrings(m, "keys"), asSlice(m["contracts"]), asSlice(m["verified"])
@@ -274,12 +309,16 @@ func applyAggregates(ctx context.Context, tx neo4j.ManagedTransaction, d *aggreg
 					stored[k] = counted{c, v}
 				}
 			}
+			amounts = readAmountLists(m)
 		}
 		for k, c := range d.counts {
 			x := stored[k]
 			stored[k] = counted{x.contracts + c.contracts, x.verified + c.verified}
 		}
-		if err := writeCounts(ctx, tx, stored); err != nil {
+		for k, s := range d.amounts {
+			amounts[k] = amounts[k].plus(s, 1)
+		}
+		if err := writeCounts(ctx, tx, stored, amounts); err != nil {
 			return err
 		}
 	}
@@ -330,9 +369,9 @@ func bumpNames(ctx context.Context, tx neo4j.ManagedTransaction) error {
 	return nil
 }
 
-// writeCounts replaces the count node's lists with counts, leaving out the
-// keys no contract has any more.
-func writeCounts(ctx context.Context, tx neo4j.ManagedTransaction, counts map[string]counted) error {
+// writeCounts replaces the count node's lists with counts and amounts,
+// leaving out the keys no contract has any more.
+func writeCounts(ctx context.Context, tx neo4j.ManagedTransaction, counts map[string]counted, amounts map[amountKey]amountSums) error {
 	keys, cs, vs := []any{}, []any{}, []any{}
 	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		c := counts[k]
@@ -341,8 +380,10 @@ func writeCounts(ctx context.Context, tx neo4j.ManagedTransaction, counts map[st
 		}
 		keys, cs, vs = append(keys, k), append(cs, c.contracts), append(vs, c.verified)
 	}
-	st := statement{Cypher: writeCountsCypher, Params: map[string]any{"id": countsID, "keys": keys, "contracts": cs, "verified": vs}}
-	if len(keys) == 0 {
+	params := amountLists(amounts)
+	params["id"], params["keys"], params["contracts"], params["verified"] = countsID, keys, cs, vs
+	st := statement{Cypher: writeCountsCypher, Params: params}
+	if len(keys) == 0 && len(asSlice(params["amount_types"])) == 0 {
 		// Nothing counted: no node, as in an empty database.
 		st = statement{Cypher: deleteCountsCypher, Params: map[string]any{"id": countsID}}
 	}
@@ -424,12 +465,12 @@ func (s *Store) backfillAggregates(ctx context.Context) error {
 		}
 	}
 	err := s.tx(ctx, neo4j.AccessModeWrite, func(tx neo4j.ManagedTransaction) error {
-		if len(total.counts) > 0 {
+		if len(total.counts) > 0 || len(total.amounts) > 0 {
 			if _, err := collect(ctx, tx, statement{Cypher: lockCountsCypher, Params: map[string]any{"id": countsID}}); err != nil {
 				return err
 			}
 		}
-		return writeCounts(ctx, tx, total.counts)
+		return writeCounts(ctx, tx, total.counts, total.amounts)
 	})
 	if err != nil {
 		return fmt.Errorf("backfill aggregates: %w", err)
@@ -482,12 +523,12 @@ func (s *Store) backfillAggregates(ctx context.Context) error {
 // count node whose key starts with $prefix (none without the node).
 func countsSource(p params, prefix string) string {
 	// The lists are read once, before the UNWIND, which the planner would
-	// otherwise read again for each entry.
+	// otherwise read again for each entry; only the prefix's entries
+	// become rows.
 	return "MATCH (n:" + countsLabel + " {id: " + p.add(countsID) + "})" +
 		" WITH coalesce(n.count_keys, []) AS keys, n.count_contracts AS cs, n.count_verified AS vs" +
-		" UNWIND range(0, size(keys) - 1) AS i" +
+		" UNWIND [i IN range(0, size(keys) - 1) WHERE keys[i] STARTS WITH " + p.add(prefix) + "] AS i" +
 		" WITH keys[i] AS key, cs[i] AS contracts, vs[i] AS verified" +
-		" WHERE key STARTS WITH " + p.add(prefix) +
 		" WITH substring(key, " + fmt.Sprint(len(prefix)) + ") AS m, contracts, verified"
 }
 
@@ -528,18 +569,41 @@ func countedColumn(include bool) string {
 }
 
 // compileCountedAggregate is compileAggregate's statement for a count by
-// one of countedGroupings, or by party, without a filter: from the
-// maintained counts instead of every contract. Groups, their order and
-// total are the base statement's.
+// one of countedGroupings, or by party, without a filter, or by the
+// governing law's country or state under no filter but one on the
+// governing law: from the maintained counts instead of every contract.
+// Groups, their order and total are the base statement's.
 func compileCountedAggregate(q graph.AggregateQuery, limit int, dir string) (statement, bool) {
-	if q.Metric != "" && q.Metric != graph.MetricCount || !onlyFields(q.Filter, nil) {
+	if q.Metric != "" && q.Metric != graph.MetricCount {
 		return statement{}, false
 	}
+	unfiltered := onlyFields(q.Filter, nil)
 	p := params{}
 	var source string
-	if g, ok := countedGroupings[q.GroupBy]; ok {
+	if g, ok := countedGroupings[q.GroupBy]; ok && unfiltered {
 		source = countsSource(p, g.prefix) + " WITH " + g.key + " AS k, " + countedColumn(q.IncludeUnverified) + " AS n"
-	} else if q.GroupBy == graph.GroupParty {
+	} else if law := q.GroupBy == graph.GroupGoverningLawCountry || q.GroupBy == graph.GroupGoverningLawState; law &&
+		onlyFields(q.Filter, func(f *graph.Filter) { f.GoverningLawCountry, f.GoverningLawState = "", "" }) {
+		// As the embedded store's law_counts, also under a filter on the
+		// governing law itself: the filter and the key are both the
+		// contract's governing law, and both need it verified.
+		source = countsSource(p, lawKey) + " WITH split(m, " + p.add(lawSeparator) + ") AS law, " + countedColumn(q.IncludeUnverified) + " AS n"
+		var conds []string
+		if c := q.Filter.GoverningLawCountry; c != "" {
+			conds = append(conds, "law[0] = "+p.add(c))
+		}
+		if st := q.Filter.GoverningLawState; st != "" {
+			conds = append(conds, "law[1] = "+p.add(st))
+		}
+		if len(conds) > 0 {
+			source += " WHERE " + strings.Join(conds, " AND ")
+		}
+		key := "law[0]"
+		if q.GroupBy == graph.GroupGoverningLawState {
+			key = "law[1]"
+		}
+		source += " WITH " + key + " AS k, n"
+	} else if q.GroupBy == graph.GroupParty && unfiltered {
 		// A party's verified or all distinct contracts, each party a
 		// group as in the embedded store (a party's name is its own:
 		// normalized_name is unique). The groups are counted through the

@@ -588,8 +588,36 @@ var metrics = map[string]string{
 
 // compileAggregate compiles q; see graph.AggregateQuery for its semantics.
 // The statement returns one row: total (the number of groups) and groups
-// (the first Limit of them as maps with key, count and value).
+// (the first Limit of them as maps with key, count and value). When the
+// row also has usable and it is false, the answer is
+// compileAggregateBase's instead (see compileAmountAggregate).
 func compileAggregate(q graph.AggregateQuery) (statement, error) {
+	n, err := q.EffectiveLimit()
+	if err != nil {
+		return statement{}, err
+	}
+	dir := "DESC"
+	if q.Asc {
+		dir = "ASC"
+	}
+	if st, ok := compileAmountAggregate(q, n, dir); ok {
+		return st, nil
+	}
+	if st, ok := compileDurationAggregate(q); ok {
+		return st, nil
+	}
+	return compileAggregateBase(q)
+}
+
+// compileAggregateBase is compileAggregate's statement from the contracts
+// (or from the maintained counts) without the amount sums.
+func compileAggregateBase(q graph.AggregateQuery) (statement, error) {
+	return compileAggregateFrom(q, true)
+}
+
+// compileAggregateFrom is compileAggregateBase's statement, from the
+// contracts alone unless counted.
+func compileAggregateFrom(q graph.AggregateQuery, counted bool) (statement, error) {
 	n, err := q.EffectiveLimit()
 	if err != nil {
 		return statement{}, err
@@ -630,7 +658,7 @@ func compileAggregate(q graph.AggregateQuery) (statement, error) {
 		return statement{Cypher: f.match() + " WITH count(c) AS n, " + metric + " AS v" +
 			" RETURN 1 AS total, [{key: 'all', count: n, value: v}] AS groups", Params: p}, nil
 	}
-	if st, ok := compileCountedAggregate(q, n, dir); ok {
+	if st, ok := compileCountedAggregate(q, n, dir); ok && counted {
 		return st, nil
 	}
 	g, ok := groupings[q.GroupBy]

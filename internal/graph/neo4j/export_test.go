@@ -11,6 +11,7 @@ import (
 
 	driver "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/contractgraph/contractgraph/internal/graph"
 	"github.com/contractgraph/contractgraph/internal/tools"
 )
 
@@ -74,6 +75,39 @@ func CallStatements(tool string, args json.RawMessage, now func() time.Time) ([]
 	return out, nil
 }
 
+// AggregateBase answers q as AggregateContracts does without the
+// maintained counts and amount sums, from the contracts.
+func (s *Store) AggregateBase(ctx context.Context, q graph.AggregateQuery) (graph.AggregateResult, error) {
+	st, err := compileAggregateFrom(q, false)
+	if err != nil {
+		return graph.AggregateResult{}, err
+	}
+	recs, err := s.run(ctx, driver.AccessModeRead, st)
+	if err != nil {
+		return graph.AggregateResult{}, err
+	}
+	return decodeAggregate(recs[0].AsMap()), nil
+}
+
+// AmountsUsable reports whether q is answered from the maintained amount
+// sums: it is one they answer, and they are exact.
+func (s *Store) AmountsUsable(ctx context.Context, q graph.AggregateQuery) (bool, error) {
+	n, err := q.EffectiveLimit()
+	if err != nil {
+		return false, err
+	}
+	st, ok := compileAmountAggregate(q, n, "DESC")
+	if !ok {
+		return false, nil
+	}
+	recs, err := s.run(ctx, driver.AccessModeRead, st)
+	if err != nil {
+		return false, err
+	}
+	usable, _ := recs[0].AsMap()["usable"].(bool)
+	return usable, nil
+}
+
 // Profile runs st under PROFILE in a read transaction and returns its plan.
 func (s *Store) Profile(ctx context.Context, st CallStatement) (driver.ProfiledPlan, error) {
 	var plan driver.ProfiledPlan
@@ -115,6 +149,9 @@ var aggregateRecounts = []struct{ name, stored, recount string }{
 		   MATCH (c:Contract) WHERE c.contract_type IS NOT NULL
 		   RETURN 'contract_type:' + c.contract_type AS key, c, NOT 'contract_type' IN coalesce(c.unverified_fields, []) AS verified
 		   UNION ALL
+		   MATCH (c:Contract)-[:HAS_GOVERNING_LAW]->(gl:Location)
+		   RETURN 'law:' + coalesce(gl.country, '') + '\u001f' + coalesce(gl.state, '') AS key, c, NOT 'governing_law' IN coalesce(c.unverified_fields, []) AS verified
+		   UNION ALL
 		   MATCH (:Party)-[r:PARTY_TO]->(c:Contract) WHERE r.country <> ''
 		   WITH r.country AS country, c, max(CASE WHEN r.unverified IS NULL THEN 1 ELSE 0 END) AS v
 		   RETURN 'country:' + country AS key, c, v = 1 AS verified
@@ -125,6 +162,22 @@ var aggregateRecounts = []struct{ name, stored, recount string }{
 		 }
 		 WITH key, count(c) AS n, count(CASE WHEN verified THEN 1 END) AS v
 		 RETURN key, toString(n) + '/' + toString(v) AS value`},
+	{"amounts", `MATCH (n:` + countsLabel + `) UNWIND range(0, size(coalesce(n.amount_types, [])) - 1) AS i
+		RETURN n.amount_types[i] + '|' + n.amount_currencies[i] + '|' + toString(n.amount_flags[i]) AS key,
+		 toString(n.amount_contracts[i]) + '/' + toString(n.amount_amounts[i]) + '/' + toString(n.amount_int_sums[i]) + '/' +
+		 toString(n.amount_abs_sums[i]) + '/' + toString(n.amount_inexact[i]) + '/' + toString(n.amount_durations[i]) + '/' +
+		 toString(n.amount_duration_sums[i]) + '/' + toString(n.amount_duration_outliers[i]) AS value`,
+		`MATCH (c:Contract) WHERE c.contract_type IS NOT NULL
+		 WITH c, coalesce(c.unverified_fields, []) AS uf, c.total_amount AS a
+		 WITH c.contract_type + '|' + coalesce(c.currency, '') + '|' + toString(
+		   CASE WHEN 'contract_type' IN uf THEN 1 ELSE 0 END + CASE WHEN 'total_amount' IN uf THEN 2 ELSE 0 END +
+		   CASE WHEN c.currency IS NULL THEN 4 ELSE 0 END + CASE WHEN 'duration' IN uf THEN 8 ELSE 0 END) AS key, a,
+		   a IS NOT NULL AND a = round(a) AND abs(a) < 1099511627776 AS exact, c.duration_days AS d
+		 RETURN key, toString(count(*)) + '/' + toString(count(a)) + '/' +
+		   toString(sum(CASE WHEN exact THEN toInteger(a) ELSE 0 END)) + '/' + toString(sum(CASE WHEN exact THEN toInteger(abs(a)) ELSE 0 END)) + '/' +
+		   toString(count(CASE WHEN a IS NOT NULL AND NOT exact THEN 1 END)) + '/' +
+		   toString(count(CASE WHEN abs(d) < 2147483648 THEN 1 END)) + '/' + toString(sum(CASE WHEN abs(d) < 2147483648 THEN d ELSE 0 END)) + '/' +
+		   toString(count(CASE WHEN abs(d) >= 2147483648 THEN 1 END)) AS value`},
 	{"party contracts", `MATCH (p:Party) WHERE coalesce(p.contract_count, 0) <> 0 OR coalesce(p.verified_contract_count, 0) <> 0
 		RETURN p.id AS key, toString(coalesce(p.contract_count, 0)) + '/' + toString(coalesce(p.verified_contract_count, 0)) AS value`,
 		`MATCH (p:Party)-[r:PARTY_TO]->(c:Contract)

@@ -210,7 +210,7 @@ func TestCypherDump(t *testing.T) {
 		{"search vector index", searchVectorIndexCypher, map[string]any{"k": int64(20), "vector": []any{0.1, 0.2}, "model": ""}},
 		{"aggregate contributions", contributionCypher, ids},
 		{"lock the counts", lockCountsCypher, map[string]any{"id": countsID}},
-		{"write the counts", writeCountsCypher, map[string]any{"id": countsID, "keys": []any{"end:2020-01"}, "contracts": []any{int64(1)}, "verified": []any{int64(1)}}},
+		{"write the counts", writeCountsCypher, writeCountsParams()},
 		{"delete the counts", deleteCountsCypher, map[string]any{"id": countsID}},
 		{"bump the party names version", bumpNamesCypher, map[string]any{"id": countsID}},
 		{"party aggregates", partyAggregatesCypher, map[string]any{"rows": []any{map[string]any{"id": "acme", "verified": int64(1), "keys": []any{"type:Service"}, "roles": []any{int64(1)}}}}},
@@ -378,4 +378,12 @@ func sharedQuestions(t *testing.T) string {
 		t.Skipf("shared questions not found at %s: %v", q, err)
 	}
 	return q
+}
+
+// writeCountsParams are writeCountsCypher's parameters for one count and
+// one amount key.
+func writeCountsParams() map[string]any {
+	p := amountLists(map[amountKey]amountSums{{"Service", "USD", 0}: {contracts: 1, amounts: 1, intSum: 500, absSum: 500, durations: 1, durationSum: 365}})
+	p["id"], p["keys"], p["contracts"], p["verified"] = countsID, []any{"end:2020-01"}, []any{int64(1)}, []any{int64(1)}
+	return p
 }

@@ -139,7 +139,25 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 		return graph.AggregateResult{}, fmt.Errorf("aggregate contracts: %d result rows, want 1", len(recs))
 	}
 	m := recs[0].AsMap()
-	res.TotalGroups = int(getInt(m, "total"))
+	if usable, ok := m["usable"].(bool); ok && !usable {
+		// Some amount is not an exact integer: add them up one by one.
+		if st, err = compileAggregateBase(q); err == nil {
+			recs, err = s.run(ctx, neo4j.AccessModeRead, st)
+		}
+		if err != nil {
+			return graph.AggregateResult{}, fmt.Errorf("aggregate contracts: %w", err)
+		}
+		if len(recs) != 1 {
+			return graph.AggregateResult{}, fmt.Errorf("aggregate contracts: %d result rows, want 1", len(recs))
+		}
+		m = recs[0].AsMap()
+	}
+	return decodeAggregate(m), nil
+}
+
+// decodeAggregate reads an aggregate statement's row.
+func decodeAggregate(m map[string]any) graph.AggregateResult {
+	res := graph.AggregateResult{Groups: []graph.Group{}, TotalGroups: int(getInt(m, "total"))}
 	for _, v := range asSlice(m["groups"]) {
 		gm, _ := v.(map[string]any)
 		g := graph.Group{Key: getString(gm, "key"), Count: int(getInt(gm, "count")), Value: getFloatPtr(gm, "value")}
@@ -148,7 +166,7 @@ func (s *Store) AggregateContracts(ctx context.Context, q graph.AggregateQuery) 
 		}
 		res.Groups = append(res.Groups, g)
 	}
-	return res, nil
+	return res
 }
 
 // SearchParties counts the parties matching q and returns the first q.Limit:

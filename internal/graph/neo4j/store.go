@@ -142,15 +142,19 @@ func (s *Store) Close() error {
 	return err
 }
 
-// schemaVersion names the statement list of schemaStatements: a hash of
-// their text, so that changing any statement changes it and no version
-// number can be forgotten.
+// schemaVersion names the statement list of schemaStatements and the
+// maintained aggregates' contribution statement: a hash of their text, so
+// that changing any statement changes it and no version number can be
+// forgotten.
 var schemaVersion = sync.OnceValue(func() string {
 	h := sha256.New()
 	for _, st := range schemaStatements() {
 		h.Write([]byte(st.Cypher))
 		h.Write([]byte{0})
 	}
+	// A new maintained aggregate reads what its contribution statement
+	// reads: the set-up recounts them (backfillAggregates) when it changes.
+	h.Write([]byte(contributionCypher))
 	return hex.EncodeToString(h.Sum(nil)[:8])
 })
 
