@@ -18,6 +18,7 @@ import (
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/family"
 	"github.com/contractgraph/contractgraph/internal/graph"
+	"github.com/contractgraph/contractgraph/internal/graph/sqlite"
 	"github.com/contractgraph/contractgraph/internal/importer"
 	"github.com/contractgraph/contractgraph/internal/llm"
 	"github.com/contractgraph/contractgraph/internal/resolve"
@@ -85,6 +86,43 @@ func boundAfterImport(ctx context.Context, store graph.Store) (restore func(), e
 	}
 	old := debug.SetMemoryLimit(afterImportMemoryLimit)
 	return func() { debug.SetMemoryLimit(old) }, nil
+}
+
+// indexDeferrer is a store whose secondary indexes a bulk import can build
+// once at its end instead of keeping them up to date row by row (the SQLite
+// store; see sqlite.Store.DeferIndexes).
+type indexDeferrer interface {
+	DeferIndexes(ctx context.Context) (bool, error)
+	BuildIndexes(ctx context.Context, progress func(sqlite.IndexProgress)) error
+}
+
+// deferIndexes defers the indexes of store when it can and is empty, and
+// returns it then; nil means the import maintains every index as it goes.
+func deferIndexes(ctx context.Context, store graph.Store) (indexDeferrer, error) {
+	d, ok := store.(indexDeferrer)
+	if !ok {
+		return nil, nil
+	}
+	deferred, err := d.DeferIndexes(ctx)
+	if err != nil || !deferred {
+		return nil, err
+	}
+	return d, nil
+}
+
+// buildIndexes builds the indexes the import deferred, with progress.
+func buildIndexes(ctx context.Context, d indexDeferrer, bar *progressBar) error {
+	err := d.BuildIndexes(ctx, func(p sqlite.IndexProgress) {
+		if p.Done == 0 {
+			bar.startUnit("building indexes", "indexes")
+		}
+		bar.update(int64(p.Done), int64(p.Total), p.Done)
+	})
+	bar.clear()
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	return nil
 }
 
 // importSummary is what an import did, printed at the end (--json prints it
@@ -198,6 +236,10 @@ func newImportCmd(a *app) *cobra.Command {
 				}
 			}
 			bar := newProgressBar(a.stderr, a.cfg.JSON)
+			deferred, err := deferIndexes(ctx, store)
+			if err != nil {
+				return err
+			}
 			sum, err := runImport(ctx, store, paths, importer.Options{TextsDir: textsDir, Limits: limits.Limits}, errs, bar, func(warning error) {
 				if a.cfg.Verbose {
 					bar.clear()
@@ -205,6 +247,11 @@ func newImportCmd(a *app) *cobra.Command {
 				}
 			})
 			bar.clear()
+			if deferred != nil {
+				// Also when the import failed or was interrupted: what it
+				// wrote is kept, and is slow to query without them.
+				err = errors.Join(err, buildIndexes(context.WithoutCancel(ctx), deferred, bar))
+			}
 			if cerr := errs.close(); err == nil {
 				err = cerr
 			}

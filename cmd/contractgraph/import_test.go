@@ -27,6 +27,7 @@ func TestImportExportGenerate(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "imported 510, updated 0, unchanged 0, failed 0; 17 values dropped with warnings (-v lists them) in ") {
 		t.Fatalf("first import: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	checkIndexesBuilt(t, db)
 	out, _, code = runContractgraph(t, "", "--db", db, "--json", "import", ref)
 	var sum importSummary
 	if err := json.Unmarshal([]byte(out), &sum); err != nil || code != 0 {
@@ -190,9 +191,33 @@ func TestImportInterrupted(t *testing.T) {
 	if kept, _ := strconv.Atoi(m[1]); kept != stored || kept == 0 || kept >= 4000 {
 		t.Errorf("says it kept %d contracts; the store holds %d of 4000", kept, stored)
 	}
+	// The import into the new store deferred its secondary indexes; even
+	// interrupted, it built them before it exited.
+	checkIndexesBuilt(t, db)
 	stdout, stderr, code := runContractgraph(t, "", "--db", db, "import", "--no-resolve", src)
 	if want := fmt.Sprintf("imported %d, updated 0, unchanged %d, failed 0", 4000-stored, stored); code != 0 || !strings.Contains(stdout, want) {
 		t.Errorf("import again: exit %d, %q (%s); want %q", code, stdout, stderr, want)
+	}
+}
+
+// checkIndexesBuilt fails unless the SQLite file at path has no index
+// left to build (sqlite.Store.DeferIndexes) and has its type index, one of
+// those an import into an empty store defers.
+func checkIndexesBuilt(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var pending, typeIndex int
+	err = db.QueryRow(`SELECT (SELECT count(*) FROM deferred_indexes),
+		(SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'contracts_type')`).Scan(&pending, &typeIndex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pending != 0 || typeIndex != 1 {
+		t.Errorf("%s: %d indexes left to build, type index present %d times; want 0 and 1", path, pending, typeIndex)
 	}
 }
 

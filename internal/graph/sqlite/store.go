@@ -57,7 +57,8 @@ type Options struct {
 	// contracts), and what it builds again: the passage index of a store
 	// whose passages predate it (migration 0100) or were indexed by other
 	// tokenizer rules (passageRules), which takes a minute at 100k
-	// contracts. It is called when a step starts (Done 0), as it goes and
+	// contracts, and the indexes an import killed midway left unbuilt
+	// (StepIndexes). It is called when a step starts (Done 0), as it goes and
 	// when it ends (Done == Total). Without it Open is silent.
 	Progress func(Progress)
 }
@@ -76,6 +77,9 @@ const (
 	StepMigrations = "applying schema migrations"
 	// StepPassageIndex indexes every stored passage.
 	StepPassageIndex = "indexing passages"
+	// StepIndexes builds the indexes an import deferred and did not build
+	// (it was killed first; see DeferIndexes), Done of Total indexes.
+	StepIndexes = "building indexes"
 )
 
 // OpenWith is Open with options.
@@ -126,6 +130,14 @@ func open(path string, migrations fs.FS, opts Options) (*Store, error) {
 			wdb.Close()
 			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 		}
+	}
+	// An import killed before it built the indexes it deferred.
+	err = buildDeferredIndexes(context.Background(), wdb, func(p IndexProgress) {
+		progress(Progress{Step: StepIndexes, Done: int64(p.Done), Total: int64(p.Total)})
+	})
+	if err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open sqlite store %s: build deferred indexes: %w", path, err)
 	}
 	if err := buildPassageIndex(wdb, progress); err != nil {
 		wdb.Close()
