@@ -96,10 +96,18 @@ func (s *Store) BuildIndexes(ctx context.Context, progress func(IndexProgress)) 
 	return nil
 }
 
+// buildCacheKiB is the writer's page cache while it builds indexes; it also
+// bounds each in-memory run of CREATE INDEX's sort.
+const buildCacheKiB = 16 << 10
+
 // buildDeferredIndexes is BuildIndexes on the writer connection db. The
 // sorts of CREATE INDEX spill to temporary files rather than to memory
-// (temp_store), so that building an index of a million rows costs the
-// writer's page cache, not the index's size, in memory.
+// (temp_store), in runs of at most the page cache's size, which is
+// buildCacheKiB meanwhile, so that building the indexes of a million
+// contracts costs little memory (the writer's own 128 MiB cache would let
+// each run take as much, and the import's peak held it through entity
+// resolution: 1.2 GiB at a million contracts, against 530 MiB with the
+// indexes maintained).
 func buildDeferredIndexes(ctx context.Context, db *sql.DB, progress func(IndexProgress)) error {
 	if progress == nil {
 		progress = func(IndexProgress) {}
@@ -116,10 +124,14 @@ func buildDeferredIndexes(ctx context.Context, db *sql.DB, progress func(IndexPr
 		return err
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `PRAGMA temp_store = FILE`); err != nil {
+	var cacheSize int64
+	if err := conn.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&cacheSize); err != nil {
 		return err
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = MEMORY`)
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA temp_store = FILE; PRAGMA cache_size = -%d`, buildCacheKiB)); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA temp_store = MEMORY; PRAGMA cache_size = %d; PRAGMA shrink_memory`, cacheSize))
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
