@@ -72,6 +72,22 @@ var amountQueries = func() []graph.AggregateQuery {
 	return qs
 }()
 
+// countedSearches are the contract searches whose count the maintained
+// counts answer: by a clause kind under a governing law (d17).
+var countedSearches = func() []graph.Filter {
+	var fs []graph.Filter
+	for _, include := range []bool{false, true} {
+		for _, kind := range []string{"Liability & Indemnification", "Cap On Liability", "Governing Law", "No Such Kind"} {
+			for _, law := range []graph.Filter{{GoverningLawState: "NY"}, {GoverningLawState: "DE"}, {GoverningLawCountry: "US"},
+				{GoverningLawCountry: "US", GoverningLawState: "CA"}, {GoverningLawState: "ZZ"}} {
+				law.ClauseTypes, law.IncludeUnverified = []string{kind}, include
+				fs = append(fs, law)
+			}
+		}
+	}
+	return fs
+}()
+
 // The maintained aggregates (aggregates.go) equal their recount from the
 // base graph after puts, replacements, deletes, party merges, the
 // unverified flags' backfill and the aggregates' own backfill on a schema
@@ -233,6 +249,19 @@ func TestAggregatesMatchRecount(t *testing.T) {
 			// last bit.
 			if diff := cmp.Diff(want, got, cmpopts.EquateApprox(1e-15, 0)); diff != "" {
 				t.Errorf("after %s: %+v (-contracts +amount sums):\n%s", st.name, q, diff)
+			}
+		}
+		for _, f := range countedSearches {
+			got, err := s.SearchContracts(ctx, graph.ContractQuery{Filter: f, Limit: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := s.SearchCountBase(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.TotalCount != want {
+				t.Errorf("after %s: %+v counts %d contracts, %d from the contracts", st.name, f, got.TotalCount, want)
 			}
 		}
 	}

@@ -89,6 +89,21 @@ func (s *Store) AggregateBase(ctx context.Context, q graph.AggregateQuery) (grap
 	return decodeAggregate(recs[0].AsMap()), nil
 }
 
+// SearchCountBase counts the contracts f matches from the contracts, as
+// SearchContracts does without the maintained counts.
+func (s *Store) SearchCountBase(ctx context.Context, f graph.Filter) (int, error) {
+	p := params{}
+	cf, err := compileFilter(p, f, summaryAsSource)
+	if err != nil {
+		return 0, err
+	}
+	recs, err := s.run(ctx, driver.AccessModeRead, statement{Cypher: cf.match() + " RETURN count(c) AS total", Params: p})
+	if err != nil {
+		return 0, err
+	}
+	return int(getInt(recs[0].AsMap(), "total")), nil
+}
+
 // AmountsUsable reports whether q is answered from the maintained amount
 // sums: it is one they answer, and they are exact.
 func (s *Store) AmountsUsable(ctx context.Context, q graph.AggregateQuery) (bool, error) {
@@ -138,7 +153,10 @@ func (s *Store) Profile(ctx context.Context, st CallStatement) (driver.ProfiledP
 // clause nodes, not the contract properties the writers derive from them.
 var aggregateRecounts = []struct{ name, stored, recount string }{
 	{"counts", `MATCH (n:` + countsLabel + `) UNWIND range(0, size(coalesce(n.count_keys, [])) - 1) AS i
-		RETURN n.count_keys[i] AS key, toString(n.count_contracts[i]) + '/' + toString(n.count_verified[i]) AS value`,
+		RETURN n.count_keys[i] AS key, toString(n.count_contracts[i]) + '/' + toString(n.count_verified[i]) AS value
+		UNION ALL
+		MATCH (n:` + countsLabel + `) UNWIND range(0, size(coalesce(n.law_kind_keys, [])) - 1) AS i
+		RETURN n.law_kind_keys[i] AS key, toString(n.law_kind_contracts[i]) + '/' + toString(n.law_kind_verified[i]) AS value`,
 		`CALL () {
 		   MATCH (c:Contract) WHERE c.effective_date IS NOT NULL
 		   RETURN 'effective:' + substring(c.effective_date, 0, 7) AS key, c, NOT 'effective_date' IN coalesce(c.unverified_fields, []) AS verified
@@ -159,6 +177,12 @@ var aggregateRecounts = []struct{ name, stored, recount string }{
 		   MATCH (c:Contract)-[:HAS_CLAUSE]->(cl:Clause) UNWIND [cl.type, cl.group] AS k
 		   WITH DISTINCT c, k WHERE k IS NOT NULL AND k <> ''
 		   RETURN 'kind:' + k AS key, c, true AS verified
+		   UNION ALL
+		   MATCH (c:Contract)-[:HAS_CLAUSE]->(cl:Clause) UNWIND [cl.type, cl.group] AS k
+		   WITH DISTINCT c, k WHERE k IS NOT NULL AND k <> ''
+		   MATCH (c)-[:HAS_GOVERNING_LAW]->(gl:Location)
+		   RETURN 'law_kind:' + k + '\u001f' + coalesce(gl.country, '') + '\u001f' + coalesce(gl.state, '') AS key, c,
+		    NOT 'governing_law' IN coalesce(c.unverified_fields, []) AS verified
 		 }
 		 WITH key, count(c) AS n, count(CASE WHEN verified THEN 1 END) AS v
 		 RETURN key, toString(n) + '/' + toString(v) AS value`},
