@@ -33,7 +33,10 @@ type CallStatement struct {
 
 // CallStatements compiles the store queries the tools layer makes for one
 // tool call (with now as the tools' clock), as the store would run them.
-func CallStatements(tool string, args json.RawMessage, now func() time.Time) ([]CallStatement, error) {
+// With a store s, a contract search's examples are those SearchContracts
+// would choose on s's data (contractSearch.inOrder); without, those from
+// the filter's own source.
+func CallStatements(ctx context.Context, s *Store, tool string, args json.RawMessage, now func() time.Time) ([]CallStatement, error) {
 	rec := &recorder{}
 	if _, err := tools.New(rec, tools.Options{Now: now}).Call(context.Background(), tool, args); err != nil {
 		return nil, err
@@ -48,7 +51,17 @@ func CallStatements(tool string, args json.RawMessage, now func() time.Time) ([]
 			return nil, err
 		}
 		add("count", cs.count)
-		add("examples", cs.examples)
+		ex := cs
+		if s != nil && cs.inOrder != nil {
+			recs, err := s.run(ctx, driver.AccessModeRead, cs.count)
+			if err != nil {
+				return nil, err
+			}
+			if m := recs[0].AsMap(); dense(int(getInt(m, "total")), int(getInt(m, "contracts")), cs.offset+cs.limit) {
+				ex = *cs.inOrder
+			}
+		}
+		add("examples", ex.examples)
 	}
 	for _, q := range rec.aggregates {
 		st, err := compileAggregate(q)

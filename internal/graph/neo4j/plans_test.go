@@ -51,7 +51,7 @@ var countedStatements = map[string]int64{
 // pagedStatements are statements that must read the order's index only up
 // to the page instead of sorting every match: at most the given number of rows at
 // any operator (d11: active contracts are 40% of them).
-var pagedStatements = map[string]int64{"d11 examples": 100}
+var pagedStatements = map[string]int64{"d11 examples": 100, "d03 examples": 200}
 
 // maxRows is the largest row count of any operator of plan.
 func maxRows(plan driver.ProfiledPlan) int64 {
@@ -74,7 +74,7 @@ func TestDevCallPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range calls {
-		sts, err := neo4j.CallStatements(c.Tool, c.Args, fixedNow)
+		sts, err := neo4j.CallStatements(ctx, s, c.Tool, c.Args, fixedNow)
 		if err != nil {
 			t.Fatalf("%s: %v", c.ID, err)
 		}
