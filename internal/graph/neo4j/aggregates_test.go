@@ -36,7 +36,7 @@ func multiRole(id, date string) *contract.Contract {
 }
 
 // amountQueries are the aggregates the amount and duration sums answer
-// (amounts.go), and the counts by governing law and other counted
+// (amounts.go, with the amount index for the largest and smallest), and the counts by governing law and other counted
 // groupings.
 var amountQueries = func() []graph.AggregateQuery {
 	var qs []graph.AggregateQuery
@@ -50,6 +50,11 @@ var amountQueries = func() []graph.AggregateQuery {
 					qs = append(qs, graph.AggregateQuery{Metric: m, Asc: asc, Limit: 50, Filter: f})
 					if m == graph.MetricAvgAmount {
 						qs = append(qs, graph.AggregateQuery{Metric: graph.MetricAvgDurationDays, Asc: asc, Limit: 50, Filter: f})
+						// The largest and smallest amounts (compileExtremeAggregate).
+						for _, x := range []string{graph.MetricMaxAmount, graph.MetricMinAmount} {
+							qs = append(qs, graph.AggregateQuery{Metric: x, Asc: asc, Limit: 50, Filter: f},
+								graph.AggregateQuery{Metric: x, Asc: asc, Limit: 1, Filter: f})
+						}
 					}
 				}
 			}

@@ -644,6 +644,9 @@ func compileAggregate(q graph.AggregateQuery) (statement, error) {
 	if st, ok := compileDurationAggregate(q); ok {
 		return st, nil
 	}
+	if st, ok := compileExtremeAggregate(q, n, dir); ok {
+		return st, nil
+	}
 	return compileAggregateBase(q)
 }
 

@@ -35,6 +35,8 @@ var scanOperators = []string{"NodeByLabelScan", "AllNodesScan"}
 // must read few rows whatever the store's size (at most the given number of rows
 // at any operator, on the 3,000 contracts of TestDevCallPlans).
 var countedStatements = map[string]int64{
+	"d17 count":     1,    // the law_kind counts, read once
+	"d19 aggregate": 200,  // the amount sums, then the amount index per currency up to its first contract (~120 of ~900 Service contracts)
 	"d02 aggregate": 1500, // the governing laws' counts (~300 keys; every key when the planner unwinds them all)
 	"d03 count":     1,    // one party country
 	"d04 aggregate": 100,  // the amount sums' keys (~80: type, currency, flags)
