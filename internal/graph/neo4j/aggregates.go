@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -26,7 +27,12 @@ import (
 //     ("kind:Confidentiality & Non-Disclosure"), per contract type
 //     ("contract_type:Franchise") and per governing law's country and
 //     state ("law:US" lawSeparator "Delaware"), how many contracts
-//     have it, all of them and those whose value is verified, and the
+//     have it, all of them and those whose value is verified; per
+//     clause kind and governing law together ("law_kind:" kind
+//     lawSeparator country lawSeparator state, in lists of their own,
+//     law_kind_keys, law_kind_contracts and law_kind_verified, so that the
+//     other counts' queries do not walk them), how many contracts have
+//     both, all of them and those whose governing law is verified; and the
 //     exact sums of the amounts per contract type, currency and flags
 //     (amounts.go), which the sums and averages of amounts by contract
 //     type read (d04, d09);
@@ -64,6 +70,7 @@ const (
 	kindKey         = "kind:"
 	contractTypeKey = "contract_type:"
 	lawKey          = "law:"
+	lawKindKey      = "law_kind:"
 	typeFacetKey    = "type:"
 	countryFacetID  = "country:"
 )
@@ -190,8 +197,10 @@ func (a *aggregates) add(m map[string]any) {
 	if d, ok := m["end"].(string); ok {
 		a.count(endKey+month(d), !slices.Contains(flags, contract.FieldEndDate))
 	}
-	if law, ok := m["law"].(map[string]any); ok {
-		a.count(lawKey+getString(law, "country")+lawSeparator+getString(law, "state"), !slices.Contains(flags, contract.FieldGoverningLaw))
+	law, hasLaw := m["law"].(map[string]any)
+	lawVerified := !slices.Contains(flags, contract.FieldGoverningLaw)
+	if hasLaw {
+		a.count(lawKey+getString(law, "country")+lawSeparator+getString(law, "state"), lawVerified)
 	}
 	verifiedCountries := getStrings(m, "verified_countries")
 	for _, country := range distinct(getStrings(m, "countries")) {
@@ -199,6 +208,9 @@ func (a *aggregates) add(m map[string]any) {
 	}
 	for _, k := range distinct(getStrings(m, "kinds")) {
 		a.count(kindKey+k, true)
+		if hasLaw {
+			a.count(lawKindKey+k+lawSeparator+getString(law, "country")+lawSeparator+getString(law, "state"), lawVerified)
+		}
 	}
 	typ, hasType := m["type"].(string)
 	if hasType {
@@ -237,7 +249,9 @@ func distinct(xs []string) []string {
 const (
 	lockCountsCypher = `MERGE (n:` + countsLabel + ` {id: $id})
 SET n.writes = coalesce(n.writes, 0) + 1, n.names_epoch = coalesce(n.names_epoch, randomUUID())
-RETURN coalesce(n.count_keys, []) AS keys, coalesce(n.count_contracts, []) AS contracts, coalesce(n.count_verified, []) AS verified,
+RETURN coalesce(n.count_keys, []) + coalesce(n.law_kind_keys, []) AS keys,
+ coalesce(n.count_contracts, []) + coalesce(n.law_kind_contracts, []) AS contracts,
+ coalesce(n.count_verified, []) + coalesce(n.law_kind_verified, []) AS verified,
  n.amount_types AS amount_types, n.amount_currencies AS amount_currencies, n.amount_flags AS amount_flags,
  n.amount_contracts AS amount_contracts, n.amount_amounts AS amount_amounts, n.amount_int_sums AS amount_int_sums,
  n.amount_abs_sums AS amount_abs_sums, n.amount_inexact AS amount_inexact, n.amount_durations AS amount_durations,
@@ -245,6 +259,7 @@ RETURN coalesce(n.count_keys, []) AS keys, coalesce(n.count_contracts, []) AS co
 
 	writeCountsCypher = `MATCH (n:` + countsLabel + ` {id: $id})
 SET n.count_keys = $keys, n.count_contracts = $contracts, n.count_verified = $verified,
+ n.law_kind_keys = $law_kind_keys, n.law_kind_contracts = $law_kind_contracts, n.law_kind_verified = $law_kind_verified,
  n.amount_types = $amount_types, n.amount_currencies = $amount_currencies, n.amount_flags = $amount_flags,
  n.amount_contracts = $amount_contracts, n.amount_amounts = $amount_amounts, n.amount_int_sums = $amount_int_sums,
  n.amount_abs_sums = $amount_abs_sums, n.amount_inexact = $amount_inexact, n.amount_durations = $amount_durations,
@@ -370,20 +385,27 @@ func bumpNames(ctx context.Context, tx neo4j.ManagedTransaction) error {
 }
 
 // writeCounts replaces the count node's lists with counts and amounts,
-// leaving out the keys no contract has any more.
+// leaving out the keys no contract has any more. The law_kind keys go to
+// lists of their own.
 func writeCounts(ctx context.Context, tx neo4j.ManagedTransaction, counts map[string]counted, amounts map[amountKey]amountSums) error {
 	keys, cs, vs := []any{}, []any{}, []any{}
+	lkeys, lcs, lvs := []any{}, []any{}, []any{}
 	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		c := counts[k]
 		if c.contracts == 0 && c.verified == 0 {
+			continue
+		}
+		if strings.HasPrefix(k, lawKindKey) {
+			lkeys, lcs, lvs = append(lkeys, k), append(lcs, c.contracts), append(lvs, c.verified)
 			continue
 		}
 		keys, cs, vs = append(keys, k), append(cs, c.contracts), append(vs, c.verified)
 	}
 	params := amountLists(amounts)
 	params["id"], params["keys"], params["contracts"], params["verified"] = countsID, keys, cs, vs
+	params["law_kind_keys"], params["law_kind_contracts"], params["law_kind_verified"] = lkeys, lcs, lvs
 	st := statement{Cypher: writeCountsCypher, Params: params}
-	if len(keys) == 0 && len(asSlice(params["amount_types"])) == 0 {
+	if len(keys) == 0 && len(lkeys) == 0 && len(asSlice(params["amount_types"])) == 0 {
 		// Nothing counted: no node, as in an empty database.
 		st = statement{Cypher: deleteCountsCypher, Params: map[string]any{"id": countsID}}
 	}
@@ -653,6 +675,9 @@ func compileCountedSearch(f graph.Filter) (statement, bool) {
 	case len(f.ClauseTypes) == 1 && onlyFields(f, func(f *graph.Filter) { f.ClauseTypes = nil }):
 		// Clause kinds have no unverified flag.
 		key, column = kindKey+f.ClauseTypes[0], "contracts"
+	case len(f.ClauseTypes) == 1 && (f.GoverningLawCountry != "" || f.GoverningLawState != "") &&
+		onlyFields(f, func(f *graph.Filter) { f.ClauseTypes, f.GoverningLawCountry, f.GoverningLawState = nil, "", "" }):
+		return compileLawKindCount(f), true
 	default:
 		return statement{}, false
 	}
@@ -660,6 +685,28 @@ func compileCountedSearch(f graph.Filter) (statement, bool) {
 	return statement{Cypher: "OPTIONAL MATCH (n:" + countsLabel + " {id: " + p.add(countsID) + "})" +
 		" WITH coalesce(n.count_keys, []) AS keys, n.count_" + column + " AS ns" +
 		" RETURN coalesce([i IN range(0, size(keys) - 1) WHERE keys[i] = " + p.add(key) + " | ns[i]][0], 0) AS total", Params: p}, true
+}
+
+// compileLawKindCount counts the contracts with one clause kind under a
+// governing law's country or state (d17), f being those alone: the sum of
+// the law_kind counts of the kind and of every governing law matching,
+// those with the law verified unless f includes unverified values (clause
+// kinds have no flag), as the filter tests them.
+func compileLawKindCount(f graph.Filter) statement {
+	p := params{}
+	prefix := lawKindKey + f.ClauseTypes[0] + lawSeparator
+	conds := []string{"keys[i] STARTS WITH " + p.add(prefix)}
+	law := "split(substring(keys[i], " + strconv.Itoa(len(prefix)) + "), " + p.add(lawSeparator) + ")"
+	if c := f.GoverningLawCountry; c != "" {
+		conds = append(conds, law+"[0] = "+p.add(c))
+	}
+	if st := f.GoverningLawState; st != "" {
+		conds = append(conds, law+"[1] = "+p.add(st))
+	}
+	return statement{Cypher: "OPTIONAL MATCH (n:" + countsLabel + " {id: " + p.add(countsID) + "})" +
+		" WITH coalesce(n.law_kind_keys, []) AS keys, n.law_kind_" + countedColumn(f.IncludeUnverified) + " AS ns" +
+		" RETURN reduce(t = 0, i IN [i IN range(0, size(keys) - 1) WHERE " + strings.Join(conds, " AND ") + "] | t + ns[i]) AS total",
+		Params: p}
 }
 
 // compileDateCount counts the contracts f matches, f being a range of the
@@ -709,3 +756,7 @@ func compileDateCount(f graph.Filter, prefix, prop, lo, hi, before string) (stat
 func hiddenLabel(label string) bool {
 	return label == schemaMarkerLabel || label == countsLabel
 }
+
+// countKeyPrefixes are the kinds of the count node's keys: the schema
+// version (schemaVersion) changes with them, so that adding one recounts.
+var countKeyPrefixes = []string{effectiveKey, endKey, countryKey, kindKey, contractTypeKey, lawKey, lawKindKey}

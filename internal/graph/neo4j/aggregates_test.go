@@ -36,7 +36,7 @@ func multiRole(id, date string) *contract.Contract {
 }
 
 // amountQueries are the aggregates the amount and duration sums answer
-// (amounts.go), and the counts by governing law and other counted
+// (amounts.go, with the amount index for the largest and smallest), and the counts by governing law and other counted
 // groupings.
 var amountQueries = func() []graph.AggregateQuery {
 	var qs []graph.AggregateQuery
@@ -50,6 +50,11 @@ var amountQueries = func() []graph.AggregateQuery {
 					qs = append(qs, graph.AggregateQuery{Metric: m, Asc: asc, Limit: 50, Filter: f})
 					if m == graph.MetricAvgAmount {
 						qs = append(qs, graph.AggregateQuery{Metric: graph.MetricAvgDurationDays, Asc: asc, Limit: 50, Filter: f})
+						// The largest and smallest amounts (compileExtremeAggregate).
+						for _, x := range []string{graph.MetricMaxAmount, graph.MetricMinAmount} {
+							qs = append(qs, graph.AggregateQuery{Metric: x, Asc: asc, Limit: 50, Filter: f},
+								graph.AggregateQuery{Metric: x, Asc: asc, Limit: 1, Filter: f})
+						}
 					}
 				}
 			}
@@ -70,6 +75,22 @@ var amountQueries = func() []graph.AggregateQuery {
 		qs = append(qs, graph.AggregateQuery{GroupBy: by, Limit: 50})
 	}
 	return qs
+}()
+
+// countedSearches are the contract searches whose count the maintained
+// counts answer: by a clause kind under a governing law (d17).
+var countedSearches = func() []graph.Filter {
+	var fs []graph.Filter
+	for _, include := range []bool{false, true} {
+		for _, kind := range []string{"Liability & Indemnification", "Cap On Liability", "Governing Law", "No Such Kind"} {
+			for _, law := range []graph.Filter{{GoverningLawState: "NY"}, {GoverningLawState: "DE"}, {GoverningLawCountry: "US"},
+				{GoverningLawCountry: "US", GoverningLawState: "CA"}, {GoverningLawState: "ZZ"}} {
+				law.ClauseTypes, law.IncludeUnverified = []string{kind}, include
+				fs = append(fs, law)
+			}
+		}
+	}
+	return fs
 }()
 
 // The maintained aggregates (aggregates.go) equal their recount from the
@@ -233,6 +254,19 @@ func TestAggregatesMatchRecount(t *testing.T) {
 			// last bit.
 			if diff := cmp.Diff(want, got, cmpopts.EquateApprox(1e-15, 0)); diff != "" {
 				t.Errorf("after %s: %+v (-contracts +amount sums):\n%s", st.name, q, diff)
+			}
+		}
+		for _, f := range countedSearches {
+			got, err := s.SearchContracts(ctx, graph.ContractQuery{Filter: f, Limit: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := s.SearchCountBase(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.TotalCount != want {
+				t.Errorf("after %s: %+v counts %d contracts, %d from the contracts", st.name, f, got.TotalCount, want)
 			}
 		}
 	}

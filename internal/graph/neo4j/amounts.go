@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/contractgraph/contractgraph/internal/contract"
 	"github.com/contractgraph/contractgraph/internal/graph"
@@ -286,5 +287,63 @@ func compileDurationAggregate(q graph.AggregateQuery) (statement, bool) {
 		" reduce(t = 0, i IN ms | t + ds[i]) AS durations, reduce(t = 0, i IN ms | t + dsums[i]) AS dsum" +
 		" RETURN usable, 1 AS total, [{key: 'all', count: n," +
 		" value: CASE WHEN durations = 0 THEN null ELSE toFloat(dsum) / toFloat(durations) END}] AS groups"
+	return statement{Cypher: cypher, Params: p}, true
+}
+
+// compileExtremeAggregate is compileAggregate's statement for the largest
+// or smallest amount of one contract type's contracts without a group
+// (d19): the groups (one per currency, as the base statement's) and their
+// counts come from the amount sums, and each group's value from the
+// composite index on the type and the amount, read in the metric's order
+// up to the first contract of the group's currency with a verified amount,
+// instead of from every contract of the type. A group whose sums count no
+// verified amount reads nothing.
+func compileExtremeAggregate(q graph.AggregateQuery, limit int, dir string) (statement, bool) {
+	order := "DESC"
+	switch {
+	case q.Metric == graph.MetricMaxAmount:
+	case q.Metric == graph.MetricMinAmount:
+		order = "ASC"
+	default:
+		return statement{}, false
+	}
+	if q.GroupBy != "" || q.Filter.ContractType == "" || !onlyFields(q.Filter, func(f *graph.Filter) { f.ContractType = "" }) {
+		return statement{}, false
+	}
+	p := params{}
+	typ := p.add(q.Filter.ContractType)
+	bit := func(b int) string { return "(flags / " + strconv.Itoa(b) + ") % 2" }
+	typeCond, amountOK := "k = "+typ, "true"
+	x := facts{q.IncludeUnverified}
+	conds := []string{"c.contract_type = CASE WHEN amounts > 0 THEN " + typ + " END", "c.total_amount IS NOT NULL", "coalesce(c.currency, '') = cur"}
+	if !q.IncludeUnverified {
+		typeCond += " AND " + bit(amountTypeUnverified) + " = 0"
+		amountOK = bit(amountValueUnverified) + " = 0"
+		conds = append(conds, x.verified(contract.FieldContractType), x.verified(contract.FieldTotalAmount))
+	}
+	cypher := "OPTIONAL MATCH (n:" + countsLabel + " {id: " + p.add(countsID) + "})" +
+		" WITH coalesce(n.amount_types, []) AS ts, n.amount_currencies AS cs, n.amount_flags AS fs, n.amount_contracts AS ns, n.amount_amounts AS ams" +
+		" CALL (ts, cs, fs, ns, ams) {" +
+		" UNWIND range(0, size(ts) - 1) AS i" +
+		" WITH ts[i] AS k, fs[i] AS flags, cs[i] AS cur, ns[i] AS contracts, ams[i] AS amounts" +
+		" WHERE " + typeCond +
+		" WITH CASE WHEN " + bit(amountNoCurrency) + " = 1 THEN null ELSE cur END AS cur0, " + amountOK + " AS verified, contracts, amounts" +
+		" WITH cur0, sum(CASE WHEN verified THEN contracts ELSE 0 END) AS ok, sum(contracts) AS total," +
+		" sum(CASE WHEN verified THEN amounts ELSE 0 END) AS amounts" +
+		" WITH collect({cur0: cur0, ok: ok, total: total, amounts: amounts}) AS rows" +
+		" UNWIND [r IN rows WHERE r.cur0 IS NOT NULL AND r.ok > 0 | {cur: r.cur0, n: r.ok, amounts: r.amounts}] +" +
+		" [x IN [{cur: '', n: reduce(t = 0, r IN rows | t + CASE WHEN r.cur0 IS NULL THEN r.ok ELSE 0 END + r.total - r.ok)," +
+		" amounts: reduce(t = 0, r IN rows | t + CASE WHEN r.cur0 IS NULL THEN r.amounts ELSE 0 END)}] WHERE x.n > 0] AS g" +
+		" RETURN g.cur AS cur, g.n AS n, g.amounts AS amounts }" +
+		// A group without amounts seeks no type (null): a WHERE on amounts
+		// the planner would test after the seek.
+		" CALL (cur, amounts) {" +
+		" MATCH (c:Contract) USING INDEX c:Contract(contract_type, total_amount) WHERE " + strings.Join(conds, " AND ") +
+		" WITH c ORDER BY c.contract_type " + order + ", c.total_amount " + order + " LIMIT 1" +
+		" RETURN toFloat(max(c.total_amount)) AS v }" +
+		" WITH cur, n, v ORDER BY v IS NULL, v " + dir + ", cur ASC" +
+		" WITH collect({key: 'all', currency: cur, count: n, value: v}) AS gs" +
+		" WITH CASE size(gs) WHEN 0 THEN [{key: 'all', currency: '', count: 0, value: null}] ELSE gs END AS gs" +
+		" RETURN size(gs) AS total, gs[0.." + p.add(limit) + "] AS groups"
 	return statement{Cypher: cypher, Params: p}, true
 }

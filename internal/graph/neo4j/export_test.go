@@ -33,7 +33,10 @@ type CallStatement struct {
 
 // CallStatements compiles the store queries the tools layer makes for one
 // tool call (with now as the tools' clock), as the store would run them.
-func CallStatements(tool string, args json.RawMessage, now func() time.Time) ([]CallStatement, error) {
+// With a store s, a contract search's examples are those SearchContracts
+// would choose on s's data (contractSearch.inOrder); without, those from
+// the filter's own source.
+func CallStatements(ctx context.Context, s *Store, tool string, args json.RawMessage, now func() time.Time) ([]CallStatement, error) {
 	rec := &recorder{}
 	if _, err := tools.New(rec, tools.Options{Now: now}).Call(context.Background(), tool, args); err != nil {
 		return nil, err
@@ -48,7 +51,17 @@ func CallStatements(tool string, args json.RawMessage, now func() time.Time) ([]
 			return nil, err
 		}
 		add("count", cs.count)
-		add("examples", cs.examples)
+		ex := cs
+		if s != nil && cs.inOrder != nil {
+			recs, err := s.run(ctx, driver.AccessModeRead, cs.count)
+			if err != nil {
+				return nil, err
+			}
+			if m := recs[0].AsMap(); dense(int(getInt(m, "total")), int(getInt(m, "contracts")), cs.offset+cs.limit) {
+				ex = *cs.inOrder
+			}
+		}
+		add("examples", ex.examples)
 	}
 	for _, q := range rec.aggregates {
 		st, err := compileAggregate(q)
@@ -87,6 +100,21 @@ func (s *Store) AggregateBase(ctx context.Context, q graph.AggregateQuery) (grap
 		return graph.AggregateResult{}, err
 	}
 	return decodeAggregate(recs[0].AsMap()), nil
+}
+
+// SearchCountBase counts the contracts f matches from the contracts, as
+// SearchContracts does without the maintained counts.
+func (s *Store) SearchCountBase(ctx context.Context, f graph.Filter) (int, error) {
+	p := params{}
+	cf, err := compileFilter(p, f, summaryAsSource)
+	if err != nil {
+		return 0, err
+	}
+	recs, err := s.run(ctx, driver.AccessModeRead, statement{Cypher: cf.match() + " RETURN count(c) AS total", Params: p})
+	if err != nil {
+		return 0, err
+	}
+	return int(getInt(recs[0].AsMap(), "total")), nil
 }
 
 // AmountsUsable reports whether q is answered from the maintained amount
@@ -138,7 +166,10 @@ func (s *Store) Profile(ctx context.Context, st CallStatement) (driver.ProfiledP
 // clause nodes, not the contract properties the writers derive from them.
 var aggregateRecounts = []struct{ name, stored, recount string }{
 	{"counts", `MATCH (n:` + countsLabel + `) UNWIND range(0, size(coalesce(n.count_keys, [])) - 1) AS i
-		RETURN n.count_keys[i] AS key, toString(n.count_contracts[i]) + '/' + toString(n.count_verified[i]) AS value`,
+		RETURN n.count_keys[i] AS key, toString(n.count_contracts[i]) + '/' + toString(n.count_verified[i]) AS value
+		UNION ALL
+		MATCH (n:` + countsLabel + `) UNWIND range(0, size(coalesce(n.law_kind_keys, [])) - 1) AS i
+		RETURN n.law_kind_keys[i] AS key, toString(n.law_kind_contracts[i]) + '/' + toString(n.law_kind_verified[i]) AS value`,
 		`CALL () {
 		   MATCH (c:Contract) WHERE c.effective_date IS NOT NULL
 		   RETURN 'effective:' + substring(c.effective_date, 0, 7) AS key, c, NOT 'effective_date' IN coalesce(c.unverified_fields, []) AS verified
@@ -159,6 +190,12 @@ var aggregateRecounts = []struct{ name, stored, recount string }{
 		   MATCH (c:Contract)-[:HAS_CLAUSE]->(cl:Clause) UNWIND [cl.type, cl.group] AS k
 		   WITH DISTINCT c, k WHERE k IS NOT NULL AND k <> ''
 		   RETURN 'kind:' + k AS key, c, true AS verified
+		   UNION ALL
+		   MATCH (c:Contract)-[:HAS_CLAUSE]->(cl:Clause) UNWIND [cl.type, cl.group] AS k
+		   WITH DISTINCT c, k WHERE k IS NOT NULL AND k <> ''
+		   MATCH (c)-[:HAS_GOVERNING_LAW]->(gl:Location)
+		   RETURN 'law_kind:' + k + '\u001f' + coalesce(gl.country, '') + '\u001f' + coalesce(gl.state, '') AS key, c,
+		    NOT 'governing_law' IN coalesce(c.unverified_fields, []) AS verified
 		 }
 		 WITH key, count(c) AS n, count(CASE WHEN verified THEN 1 END) AS v
 		 RETURN key, toString(n) + '/' + toString(v) AS value`},

@@ -124,7 +124,7 @@ func BenchmarkDevCallsInterleaved(b *testing.B) {
 // dbHits profiles the Neo4j statements of call c and adds up their db hits.
 func dbHits(b *testing.B, s *neo4j.Store, c devCall) int64 {
 	b.Helper()
-	sts, err := neo4j.CallStatements(c.Tool, c.Args, func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) })
+	sts, err := neo4j.CallStatements(context.Background(), s, c.Tool, c.Args, func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) })
 	if err != nil {
 		b.Fatalf("%s: %v", c.ID, err)
 	}

@@ -36,6 +36,10 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 		if res.TotalCount == 0 {
 			return nil
 		}
+		cs := cs // the transaction may run again: keep the compiled search
+		if cs.inOrder != nil && dense(res.TotalCount, int(getInt(recs[0].AsMap(), "contracts")), cs.offset+cs.limit) {
+			cs = *cs.inOrder
+		}
 		add := func(recs []*neo4j.Record) error {
 			for _, r := range recs {
 				cs := decodeSummary(r.AsMap())

@@ -155,6 +155,11 @@ var schemaVersion = sync.OnceValue(func() string {
 	// A new maintained aggregate reads what its contribution statement
 	// reads: the set-up recounts them (backfillAggregates) when it changes.
 	h.Write([]byte(contributionCypher))
+	// So does a new kind of count key from what it reads.
+	for _, k := range countKeyPrefixes {
+		h.Write([]byte(k))
+		h.Write([]byte{0})
+	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
 })
 
