@@ -385,9 +385,23 @@ func bumpNames(ctx context.Context, tx neo4j.ManagedTransaction) error {
 }
 
 // writeCounts replaces the count node's lists with counts and amounts,
-// leaving out the keys no contract has any more. The law_kind keys go to
-// lists of their own.
+// leaving out the keys no contract has any more.
 func writeCounts(ctx context.Context, tx neo4j.ManagedTransaction, counts map[string]counted, amounts map[amountKey]amountSums) error {
+	st := writeCountsStatement(counts, amounts)
+	res, err := tx.Run(ctx, st.Cypher, st.Params)
+	if err == nil {
+		_, err = res.Consume(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("write the counts: %w", err)
+	}
+	return nil
+}
+
+// writeCountsStatement is the statement of writeCounts: writeCountsCypher
+// with the lists of counts and amounts (the law_kind keys in lists of their
+// own), or, when nothing is counted, deleteCountsCypher.
+func writeCountsStatement(counts map[string]counted, amounts map[amountKey]amountSums) statement {
 	keys, cs, vs := []any{}, []any{}, []any{}
 	lkeys, lcs, lvs := []any{}, []any{}, []any{}
 	for _, k := range slices.Sorted(maps.Keys(counts)) {
@@ -402,21 +416,13 @@ func writeCounts(ctx context.Context, tx neo4j.ManagedTransaction, counts map[st
 		keys, cs, vs = append(keys, k), append(cs, c.contracts), append(vs, c.verified)
 	}
 	params := amountLists(amounts)
-	params["id"], params["keys"], params["contracts"], params["verified"] = countsID, keys, cs, vs
-	params["law_kind_keys"], params["law_kind_contracts"], params["law_kind_verified"] = lkeys, lcs, lvs
-	st := statement{Cypher: writeCountsCypher, Params: params}
 	if len(keys) == 0 && len(lkeys) == 0 && len(asSlice(params["amount_types"])) == 0 {
 		// Nothing counted: no node, as in an empty database.
-		st = statement{Cypher: deleteCountsCypher, Params: map[string]any{"id": countsID}}
+		return statement{Cypher: deleteCountsCypher, Params: map[string]any{"id": countsID}}
 	}
-	res, err := tx.Run(ctx, st.Cypher, st.Params)
-	if err == nil {
-		_, err = res.Consume(ctx)
-	}
-	if err != nil {
-		return fmt.Errorf("write the counts: %w", err)
-	}
-	return nil
+	params["id"], params["keys"], params["contracts"], params["verified"] = countsID, keys, cs, vs
+	params["law_kind_keys"], params["law_kind_contracts"], params["law_kind_verified"] = lkeys, lcs, lvs
+	return statement{Cypher: writeCountsCypher, Params: params}
 }
 
 // bracket runs change in tx between reading the contribution of the
