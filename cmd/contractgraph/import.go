@@ -93,7 +93,7 @@ func boundAfterImport(ctx context.Context, store graph.Store) (restore func(), e
 // store; see sqlite.Store.DeferIndexes).
 type indexDeferrer interface {
 	DeferIndexes(ctx context.Context) (bool, error)
-	BuildIndexes(ctx context.Context, progress func(sqlite.IndexProgress)) error
+	BuildIndexes(ctx context.Context, progress func(sqlite.Progress)) error
 }
 
 // deferIndexes defers the indexes of store when it can and is empty, and
@@ -112,11 +112,11 @@ func deferIndexes(ctx context.Context, store graph.Store) (indexDeferrer, error)
 
 // buildIndexes builds the indexes the import deferred, with progress.
 func buildIndexes(ctx context.Context, d indexDeferrer, bar *progressBar) error {
-	err := d.BuildIndexes(ctx, func(p sqlite.IndexProgress) {
+	err := d.BuildIndexes(ctx, func(p sqlite.Progress) {
 		if p.Done == 0 {
-			bar.startUnit("building indexes", "indexes")
+			bar.startUnit(p.Step, "indexes")
 		}
-		bar.update(int64(p.Done), int64(p.Total), p.Done)
+		bar.update(p.Done, p.Total, int(p.Done))
 	})
 	bar.clear()
 	if err != nil {

@@ -37,13 +37,6 @@ var deferrableIndexes = []string{
 	"contract_timelines_first",
 }
 
-// IndexProgress is how far BuildIndexes is: Done of Total indexes built,
-// Name the one it builds next (empty once Done == Total).
-type IndexProgress struct {
-	Done, Total int
-	Name        string
-}
-
 // DeferIndexes drops the deferrable indexes when the store holds no
 // contract, recording them to be built by BuildIndexes, and reports whether
 // it did. A store with contracts, or whose indexes are already deferred,
@@ -85,9 +78,10 @@ func (s *Store) DeferIndexes(ctx context.Context) (bool, error) {
 }
 
 // BuildIndexes builds every index DeferIndexes (of this or another process)
-// recorded, in one transaction, telling progress (when not nil) before each
-// and at the end. It does nothing when none is recorded.
-func (s *Store) BuildIndexes(ctx context.Context, progress func(IndexProgress)) error {
+// recorded, in one transaction, telling progress (when not nil) of Done of
+// Total indexes (StepIndexes) before each and at the end. It does nothing
+// when none is recorded.
+func (s *Store) BuildIndexes(ctx context.Context, progress func(Progress)) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if err := buildDeferredIndexes(ctx, s.wdb, progress); err != nil {
@@ -108,9 +102,9 @@ const buildCacheKiB = 16 << 10
 // each run take as much, and the import's peak held it through entity
 // resolution: 1.2 GiB at a million contracts, against 530 MiB with the
 // indexes maintained).
-func buildDeferredIndexes(ctx context.Context, db *sql.DB, progress func(IndexProgress)) error {
+func buildDeferredIndexes(ctx context.Context, db *sql.DB, progress func(Progress)) error {
 	if progress == nil {
-		progress = func(IndexProgress) {}
+		progress = func(Progress) {}
 	}
 	var pending int64
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM deferred_indexes`).Scan(&pending); err != nil {
@@ -154,8 +148,12 @@ func buildDeferredIndexes(ctx context.Context, db *sql.DB, progress func(IndexPr
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return err
 	}
+	if len(idx) == 0 {
+		return nil // another connection built them meanwhile
+	}
+	total := int64(len(idx))
 	for k, i := range idx {
-		progress(IndexProgress{Done: k, Total: len(idx), Name: i.name})
+		progress(Progress{Step: StepIndexes, Done: int64(k), Total: total})
 		if !strings.HasPrefix(strings.ToUpper(i.sql), "CREATE INDEX ") {
 			return fmt.Errorf("deferred index %s: not an index definition: %.60q", i.name, i.sql)
 		}
@@ -169,6 +167,6 @@ func buildDeferredIndexes(ctx context.Context, db *sql.DB, progress func(IndexPr
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	progress(IndexProgress{Done: len(idx), Total: len(idx)})
+	progress(Progress{Step: StepIndexes, Done: total, Total: total})
 	return nil
 }

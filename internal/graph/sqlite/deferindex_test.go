@@ -92,21 +92,21 @@ func TestDeferIndexes(t *testing.T) {
 		t.Errorf("DeferIndexes again = %v, %v; want false", again, err)
 	}
 	putAll(t, s, cs...)
-	var seen []IndexProgress
-	if err := s.BuildIndexes(ctx, func(p IndexProgress) { seen = append(seen, p) }); err != nil {
+	var seen []Progress
+	if err := s.BuildIndexes(ctx, func(p Progress) { seen = append(seen, p) }); err != nil {
 		t.Fatal(err)
 	}
 	if got := indexDefs(t, s); !mapsEqual(got, want) {
 		t.Errorf("indexes after BuildIndexes:\n%v\nwant\n%v", got, want)
 	}
-	n := len(deferrableIndexes)
-	if len(seen) != n+1 || seen[0].Done != 0 || seen[n] != (IndexProgress{Done: n, Total: n}) {
+	n := int64(len(deferrableIndexes))
+	if int64(len(seen)) != n+1 || seen[0] != (Progress{Step: StepIndexes, Total: n}) || seen[n] != (Progress{Step: StepIndexes, Done: n, Total: n}) {
 		t.Errorf("progress %+v; want 0 to %d of %d", seen, n, n)
 	}
 	if pendingIndexes(t, s) != 0 {
 		t.Error("indexes still recorded as deferred after BuildIndexes")
 	}
-	if err := s.BuildIndexes(ctx, func(p IndexProgress) { t.Errorf("BuildIndexes with nothing to build reported %+v", p) }); err != nil {
+	if err := s.BuildIndexes(ctx, func(p Progress) { t.Errorf("BuildIndexes with nothing to build reported %+v", p) }); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []graph.ContractQuery{

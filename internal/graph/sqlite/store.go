@@ -132,10 +132,7 @@ func open(path string, migrations fs.FS, opts Options) (*Store, error) {
 		}
 	}
 	// An import killed before it built the indexes it deferred.
-	err = buildDeferredIndexes(context.Background(), wdb, func(p IndexProgress) {
-		progress(Progress{Step: StepIndexes, Done: int64(p.Done), Total: int64(p.Total)})
-	})
-	if err != nil {
+	if err := buildDeferredIndexes(context.Background(), wdb, progress); err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("open sqlite store %s: build deferred indexes: %w", path, err)
 	}
