@@ -221,18 +221,17 @@ func Read(ctx context.Context, path string, opts Options, fn func(Record) error)
 // of lim's limits fails, and so does one whose id an earlier record of the
 // same file had (naming both; the first is kept).
 func checkRecords(format Format, lim Limits, fn func(Record) error) func(Record) error {
-	seen := map[string]string{} // id -> where it was first
+	seen := newIDSet()
+	kind := recordKind(format)
 	return func(r Record) error {
 		if r.Err == nil && r.Contract != nil {
 			c := r.Contract
-			where := recordWhere(format, r)
+			where := recordLabel(kind, r.Index, "id", c.ID)
 			if field, err := lim.check(c); err != nil {
 				r.Err = &RecordError{File: r.Source, Record: where, Field: field, Err: err}
-			} else if first, dup := seen[c.ID]; dup {
+			} else if first, dup := seen.add(c.ID, r.Index); dup {
 				r.Err = &RecordError{File: r.Source, Record: where, Field: "id",
-					Err: fmt.Errorf("duplicate id %q: %s of this file has it too, and that one is kept", c.ID, first)}
-			} else {
-				seen[c.ID] = strings.SplitN(where, " (", 2)[0]
+					Err: fmt.Errorf("duplicate id %q: %s of this file has it too, and that one is kept", c.ID, recordLabel(kind, first, "", ""))}
 			}
 			if r.Err != nil {
 				r.Contract, r.Warnings = nil, nil
@@ -242,17 +241,16 @@ func checkRecords(format Format, lim Limits, fn func(Record) error) func(Record)
 	}
 }
 
-// recordWhere names a record the way its format does: record 3 (id "X"),
-// line 3 (id "X"), row 3 (file "X.pdf").
-func recordWhere(format Format, r Record) string {
-	kind, idKind := "record", "id"
+// recordKind is what a format calls its records: line 3 of JSONL, row 3
+// of CUAD, record 3 otherwise.
+func recordKind(format Format) string {
 	switch format {
 	case FormatJSONL:
-		kind = "line"
+		return "line"
 	case FormatCUAD:
-		kind = "row"
+		return "row"
 	}
-	return recordLabel(kind, r.Index, idKind, r.Contract.ID)
+	return "record"
 }
 
 func isDir(p string) bool {
