@@ -35,7 +35,8 @@ type CallStatement struct {
 // tool call (with now as the tools' clock), as the store would run them.
 // With a store s, a contract search's examples are those SearchContracts
 // would choose on s's data (contractSearch.inOrder); without, those from
-// the filter's own source.
+// the filter's own source. A search by tied values (contractSearch.ties)
+// lists its first statement only, which fills the page of the dev calls.
 func CallStatements(ctx context.Context, s *Store, tool string, args json.RawMessage, now func() time.Time) ([]CallStatement, error) {
 	rec := &recorder{}
 	if _, err := tools.New(rec, tools.Options{Now: now}).Call(context.Background(), tool, args); err != nil {
@@ -61,7 +62,13 @@ func CallStatements(ctx context.Context, s *Store, tool string, args json.RawMes
 				ex = *cs.inOrder
 			}
 		}
-		add("examples", ex.examples)
+		if ex.ties != nil {
+			// The page's first value's ties; SearchContracts reads on
+			// past them only when they fall short of the page.
+			add("examples", ex.ties.first)
+		} else {
+			add("examples", ex.examples)
+		}
 	}
 	for _, q := range rec.aggregates {
 		st, err := compileAggregate(q)
