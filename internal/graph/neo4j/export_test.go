@@ -176,7 +176,10 @@ var aggregateRecounts = []struct{ name, stored, recount string }{
 		RETURN n.count_keys[i] AS key, toString(n.count_contracts[i]) + '/' + toString(n.count_verified[i]) AS value
 		UNION ALL
 		MATCH (n:` + countsLabel + `) UNWIND range(0, size(coalesce(n.law_kind_keys, [])) - 1) AS i
-		RETURN n.law_kind_keys[i] AS key, toString(n.law_kind_contracts[i]) + '/' + toString(n.law_kind_verified[i]) AS value`,
+		RETURN n.law_kind_keys[i] AS key, toString(n.law_kind_contracts[i]) + '/' + toString(n.law_kind_verified[i]) AS value
+		UNION ALL
+		MATCH (n:` + countsLabel + `) UNWIND range(0, size(coalesce(n.country_keys, [])) - 1) AS i
+		RETURN n.country_keys[i] AS key, toString(n.country_contracts[i]) + '/' + toString(n.country_verified[i]) AS value`,
 		`CALL () {
 		   MATCH (c:Contract) WHERE c.effective_date IS NOT NULL
 		   RETURN 'effective:' + substring(c.effective_date, 0, 7) AS key, c, NOT 'effective_date' IN coalesce(c.unverified_fields, []) AS verified

@@ -386,13 +386,12 @@ func sharedQuestions(t *testing.T) string {
 	return q
 }
 
-// writeCountsParams are writeCountsCypher's parameters for one count and
-// one amount key.
 // writeCountsParams are writeCounts' parameters for a count of each
 // kind of list and an amount.
 func writeCountsParams() map[string]any {
 	return writeCountsStatement(
-		map[string]counted{"end:2020-01": {1, 1}, lawKindKey + "Anti-Assignment" + lawSeparator + "US" + lawSeparator + "Delaware": {1, 1}},
+		map[string]counted{"end:2020-01": {1, 1}, lawKindKey + "Anti-Assignment" + lawSeparator + "US" + lawSeparator + "Delaware": {1, 1},
+			countryKey + "US": {1, 1}},
 		map[amountKey]amountSums{{"Service", "USD", 0}: {contracts: 1, amounts: 1, intSum: 500, absSum: 500, durations: 1, durationSum: 365}},
 	).Params
 }
