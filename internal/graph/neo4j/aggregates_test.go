@@ -272,7 +272,7 @@ func TestAggregatesMatchRecount(t *testing.T) {
 	}
 	// Nothing is left but the count node, which counts nothing (it keeps
 	// the party names' version, PartyNamesVersion).
-	recs, err := driver.ExecuteQuery(ctx, d, "MATCH (n) RETURN collect(labels(n)) AS labels, collect(n.count_keys) AS keys", nil,
+	recs, err := driver.ExecuteQuery(ctx, d, "MATCH (n) RETURN collect(labels(n)) AS labels, collect(n.count_keys) + collect(n.country_keys) AS keys", nil,
 		driver.EagerResultTransformer, driver.ExecuteQueryWithDatabase(cfg.Database))
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,8 @@ type CallStatement struct {
 // tool call (with now as the tools' clock), as the store would run them.
 // With a store s, a contract search's examples are those SearchContracts
 // would choose on s's data (contractSearch.inOrder); without, those from
-// the filter's own source.
+// the filter's own source. A search by tied values (contractSearch.ties)
+// lists its first statement only, which fills the page of the dev calls.
 func CallStatements(ctx context.Context, s *Store, tool string, args json.RawMessage, now func() time.Time) ([]CallStatement, error) {
 	rec := &recorder{}
 	if _, err := tools.New(rec, tools.Options{Now: now}).Call(context.Background(), tool, args); err != nil {
@@ -61,7 +62,13 @@ func CallStatements(ctx context.Context, s *Store, tool string, args json.RawMes
 				ex = *cs.inOrder
 			}
 		}
-		add("examples", ex.examples)
+		if ex.ties != nil {
+			// The page's first value's ties; SearchContracts reads on
+			// past them only when they fall short of the page.
+			add("examples", ex.ties.first)
+		} else {
+			add("examples", ex.examples)
+		}
 	}
 	for _, q := range rec.aggregates {
 		st, err := compileAggregate(q)
@@ -169,7 +176,10 @@ var aggregateRecounts = []struct{ name, stored, recount string }{
 		RETURN n.count_keys[i] AS key, toString(n.count_contracts[i]) + '/' + toString(n.count_verified[i]) AS value
 		UNION ALL
 		MATCH (n:` + countsLabel + `) UNWIND range(0, size(coalesce(n.law_kind_keys, [])) - 1) AS i
-		RETURN n.law_kind_keys[i] AS key, toString(n.law_kind_contracts[i]) + '/' + toString(n.law_kind_verified[i]) AS value`,
+		RETURN n.law_kind_keys[i] AS key, toString(n.law_kind_contracts[i]) + '/' + toString(n.law_kind_verified[i]) AS value
+		UNION ALL
+		MATCH (n:` + countsLabel + `) UNWIND range(0, size(coalesce(n.country_keys, [])) - 1) AS i
+		RETURN n.country_keys[i] AS key, toString(n.country_contracts[i]) + '/' + toString(n.country_verified[i]) AS value`,
 		`CALL () {
 		   MATCH (c:Contract) WHERE c.effective_date IS NOT NULL
 		   RETURN 'effective:' + substring(c.effective_date, 0, 7) AS key, c, NOT 'effective_date' IN coalesce(c.unverified_fields, []) AS verified

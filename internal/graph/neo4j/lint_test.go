@@ -81,6 +81,10 @@ func (d *dumper) contract(name string, q graph.ContractQuery) {
 		d.add(name+" (examples without a value)", cs.rest(3, 2))
 		d.add(name+" (examples with a value)", *cs.present)
 	}
+	if cs.ties != nil { // the first value's ties, then the contracts past it
+		d.add(name+" (ties)", cs.ties.first)
+		d.add(name+" (past the ties)", cs.ties.past(int64(365), 2))
+	}
 }
 
 func (d *dumper) aggregate(name string, q graph.AggregateQuery) {
@@ -304,6 +308,8 @@ func TestCypherDump(t *testing.T) {
 		d.contract("contracts by "+name, graph.ContractQuery{Filter: graph.Filter{ContractType: "Service"}, OrderBy: name, Desc: true, Limit: 3})
 		d.contract("contracts by "+name+" asc", graph.ContractQuery{OrderBy: name, Limit: 3})
 	}
+	d.contract("contracts by duration_days, second page, include_unverified", graph.ContractQuery{
+		Filter: graph.Filter{IncludeUnverified: true}, OrderBy: graph.OrderDurationDays, Desc: true, Offset: 5, Limit: 5})
 	for _, op := range graph.MonetaryOperators {
 		d.contract("contracts amount "+op, graph.ContractQuery{Filter: graph.Filter{Monetary: &graph.Monetary{Op: op, Value: new(5.0)}}})
 	}
@@ -380,13 +386,12 @@ func sharedQuestions(t *testing.T) string {
 	return q
 }
 
-// writeCountsParams are writeCountsCypher's parameters for one count and
-// one amount key.
 // writeCountsParams are writeCounts' parameters for a count of each
 // kind of list and an amount.
 func writeCountsParams() map[string]any {
 	return writeCountsStatement(
-		map[string]counted{"end:2020-01": {1, 1}, lawKindKey + "Anti-Assignment" + lawSeparator + "US" + lawSeparator + "Delaware": {1, 1}},
+		map[string]counted{"end:2020-01": {1, 1}, lawKindKey + "Anti-Assignment" + lawSeparator + "US" + lawSeparator + "Delaware": {1, 1},
+			countryKey + "US": {1, 1}},
 		map[amountKey]amountSums{{"Service", "USD", 0}: {contracts: 1, amounts: 1, intSum: 500, absSum: 500, durations: 1, durationSum: 365}},
 	).Params
 }

@@ -50,7 +50,7 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 			}
 			return nil
 		}
-		recs, err = collect(ctx, tx, cs.examples)
+		recs, err = examplesWithValue(ctx, tx, cs)
 		if err != nil {
 			return fmt.Errorf("examples: %w", err)
 		}
@@ -83,6 +83,31 @@ func (s *Store) SearchContracts(ctx context.Context, q graph.ContractQuery) (gra
 		return graph.ContractResult{}, fmt.Errorf("search contracts: %w", err)
 	}
 	return res, nil
+}
+
+// examplesWithValue reads cs's page of examples, those with a value when
+// cs orders by an indexed property (contractSearch.rest): from the first
+// value's ties and then past them when cs.ties says so, else by
+// cs.examples.
+func examplesWithValue(ctx context.Context, tx neo4j.ManagedTransaction, cs contractSearch) ([]*neo4j.Record, error) {
+	if cs.ties == nil {
+		return collect(ctx, tx, cs.examples)
+	}
+	recs, err := collect(ctx, tx, cs.ties.first)
+	if err != nil || len(recs) == cs.limit {
+		return recs, err
+	}
+	if len(recs) == 0 {
+		// The offset is past the first value's contracts, or none has a
+		// value: the page is examples'.
+		return collect(ctx, tx, cs.examples)
+	}
+	value, _ := recs[0].Get(cs.ties.column)
+	more, err := collect(ctx, tx, cs.ties.past(value, cs.limit-len(recs)))
+	if err != nil {
+		return nil, fmt.Errorf("past the first value: %w", err)
+	}
+	return append(recs, more...), nil
 }
 
 func decodeSummary(m map[string]any) graph.ContractSummary {

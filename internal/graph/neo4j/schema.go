@@ -17,7 +17,7 @@ var (
 		"name", "normalized_name", "aliases", "match_keys", "match_text", "contract_count", "alias_keys", "resolve_mark",
 		// The maintained aggregates (aggregates.go)
 		"verified_contract_count", "facet_keys", "facet_roles", "writes", "names_epoch", "names_version", "count_keys", "count_contracts", "count_verified",
-		"law_kind_keys", "law_kind_contracts", "law_kind_verified",
+		"law_kind_keys", "law_kind_contracts", "law_kind_verified", "country_keys", "country_contracts", "country_verified",
 		"amount_types", "amount_currencies", "amount_flags", "amount_contracts", "amount_amounts", "amount_int_sums",
 		"amount_abs_sums", "amount_inexact", "amount_durations", "amount_duration_sums", "amount_duration_outliers",
 		// Location

@@ -155,6 +155,9 @@ var schemaVersion = sync.OnceValue(func() string {
 	// A new maintained aggregate reads what its contribution statement
 	// reads: the set-up recounts them (backfillAggregates) when it changes.
 	h.Write([]byte(contributionCypher))
+	// So does a new layout of the count node's lists, which readers of
+	// the old one would not find.
+	h.Write([]byte(writeCountsCypher))
 	// So does a new kind of count key from what it reads.
 	for _, k := range countKeyPrefixes {
 		h.Write([]byte(k))
