@@ -226,11 +226,10 @@ func checkRecords(format Format, lim Limits, fn func(Record) error) func(Record)
 	return func(r Record) error {
 		if r.Err == nil && r.Contract != nil {
 			c := r.Contract
-			where := recordLabel(kind, r.Index, "id", c.ID)
 			if field, err := lim.check(c); err != nil {
-				r.Err = &RecordError{File: r.Source, Record: where, Field: field, Err: err}
+				r.Err = &RecordError{File: r.Source, Record: recordLabel(kind, r.Index, "id", c.ID), Field: field, Err: err}
 			} else if first, dup := seen.add(c.ID, r.Index); dup {
-				r.Err = &RecordError{File: r.Source, Record: where, Field: "id",
+				r.Err = &RecordError{File: r.Source, Record: recordLabel(kind, r.Index, "id", c.ID), Field: "id",
 					Err: fmt.Errorf("duplicate id %q: %s of this file has it too, and that one is kept", c.ID, recordLabel(kind, first, "", ""))}
 			}
 			if r.Err != nil {
