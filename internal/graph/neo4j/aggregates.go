@@ -711,9 +711,9 @@ func compileCountedSearch(f graph.Filter) (statement, bool) {
 	default:
 		return statement{}, false
 	}
-	p := params{}
+	p, l := params{}, countLists(key)
 	return statement{Cypher: "OPTIONAL MATCH (n:" + countsLabel + " {id: " + p.add(countsID) + "})" +
-		" WITH coalesce(n." + countLists(key) + "_keys, []) AS keys, n." + countLists(key) + "_" + column + " AS ns" +
+		" WITH coalesce(n." + l + "_keys, []) AS keys, n." + l + "_" + column + " AS ns" +
 		" RETURN coalesce([i IN range(0, size(keys) - 1) WHERE keys[i] = " + p.add(key) + " | ns[i]][0], 0) AS total", Params: p}, true
 }
 
